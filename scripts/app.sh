@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Runs the app on http://127.0.0.1:8501 after setting up .venv with requirements.txt.
+# Usage: scripts/app.sh [extra streamlit args...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -x .venv/bin/python ]; then
+    python3 -m venv .venv
+fi
+.venv/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt
+
+exec .venv/bin/python -m streamlit run app.py --server.address 127.0.0.1 "$@"

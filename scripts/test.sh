@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs every test, browser tests included, on a fresh machine: sets up .venv and chromium first.
+# Usage: scripts/test.sh [pytest args...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -x /usr/bin/chromium ]; then
+    sudo_cmd=""
+    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+    $sudo_cmd apt-get update -q
+    $sudo_cmd apt-get install -y -q chromium
+fi
+
+if [ ! -x .venv/bin/python ]; then
+    python3 -m venv .venv
+fi
+.venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+
+.venv/bin/python -m ruff check .
+.venv/bin/python -m ruff format --check .
+exec .venv/bin/python -m pytest "$@"
