@@ -49,6 +49,7 @@ from llm.engine import (
     residual_layer_norm,
     row_entropy,
     row_stats,
+    row_sums,
     softmax,
     value_contributions,
 )
@@ -85,6 +86,7 @@ __all__ = [
     "residual_layer_norm",
     "row_entropy",
     "row_stats",
+    "row_sums",
     "softmax",
     "token_labels",
     "token_vector",

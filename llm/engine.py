@@ -189,6 +189,11 @@ def residual_layer_norm(
     return resid, layer_norm(resid, eps)
 
 
+def row_sums(m: np.ndarray) -> np.ndarray:
+    """The sum of every row (1 for every row of a pattern). Shapes: [T, d] -> [T]."""
+    return m.sum(axis=-1)
+
+
 def row_stats(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Mean and population std (divide by n) of every row. Shapes: [T, d] -> ([T], [T])."""
     return m.mean(axis=-1), m.std(axis=-1)

@@ -1,0 +1,60 @@
+"""Page 3: scale by sqrt(d_k), hide the future, softmax each row (chapter 8, cell 3)."""
+
+import math
+
+import streamlit as st
+
+import llm
+from llm.attention import scale_mask_softmax, softmax
+from ui.frame import frame
+from ui.text import pick
+from ui.text.softmax import TEXT
+from ui.views import heatmap, matrix_table, show_code, show_figure
+
+s = frame("page_softmax")
+t = lambda name, /, **v: pick(TEXT, s.lang, name, **v)  # noqa: E731
+head = s.lab.trace.heads[s.head]
+labels, d_k = s.lab.labels, s.cfg.d_head
+
+st.title(t("title"), anchor=False)
+st.latex(
+    r"A = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}} + M\right),\quad "
+    r"M_{ij} = \begin{cases} 0 & j \le i \\ -\infty & j > i \end{cases}"
+)
+st.write(t("intro"))
+st.info(t("mask") if s.causal else t("no_mask"))
+
+axes = {"x_title": t("key"), "y_title": t("query")}
+left, right = st.columns(2)
+with left:
+    show_figure(
+        heatmap(
+            head.scaled,
+            labels,
+            labels,
+            title=t("scaled", d_k=d_k, sqrt_dk=math.sqrt(d_k)),
+            signed=True,
+            **axes,
+        ),
+        key="scaled",
+    )
+with right:
+    show_figure(
+        heatmap(
+            head.pattern,
+            labels,
+            labels,
+            title=t("pattern"),
+            zmin=0.0,
+            zmax=1.0,
+            masked=~s.lab.trace.mask,
+            masked_label=t("masked_cell"),
+            **axes,
+        ),
+        key="pattern",
+    )
+matrix_table(head.pattern, labels, labels, name="A", key=f"pattern_h{s.head}")
+st.caption(t("row_sums") + ": " + ", ".join(f"{v:.6f}" for v in llm.row_sums(head.pattern)))
+
+with st.expander(t("code")):
+    show_code(softmax, scale_mask_softmax)

@@ -1,0 +1,23 @@
+"""Texts in English and French. Each module holds ``TEXT = {"en": {...}, "fr": {...}}``."""
+
+from __future__ import annotations
+
+LANGS = ("en", "fr")
+
+
+def pick(table: dict[str, dict[str, str]], lang: str, name: str, /, **values: object) -> str:
+    """The text for ``name`` in ``lang`` (English when a translation is missing), formatted."""
+    text = table.get(lang, {}).get(name) or table["en"][name]
+    return text.format(**values) if values else text
+
+
+_MD_SPECIAL = frozenset("\\`*_{}[]()#+-.!|<>~$:&=\"'")
+
+
+def md_escape(text: str) -> str:
+    """Make any text literal inside Streamlit markdown: every punctuation mark is backslash-escaped.
+
+    Used for whatever a user or a URL supplies, so that it is shown as typed and never becomes a
+    link, an image, a directive or HTML.
+    """
+    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text).replace("\n", " ")
