@@ -1,9 +1,48 @@
-"""Home page of Attention Lab."""
+"""Home page: what the lab is, the sentence as tokens, the steps with their shapes."""
 
+import pandas as pd
 import streamlit as st
 
 from ui.frame import frame
+from ui.text import pick
+from ui.text.home import TEXT
 
 s = frame("home")
-st.title("Attention Lab")
-st.write(s.lab.tokens)
+t = lambda name, /, **v: pick(TEXT, s.lang, name, **v)  # noqa: E731
+T, d, h, dh = len(s.lab.tokens), s.cfg.d_model, s.cfg.n_heads, s.cfg.d_head
+
+st.title(t("title"), anchor=False)
+st.subheader(t("tagline"), anchor=False)
+st.write(t("intro"))
+
+st.markdown(f"**{t('tokens')}**")
+st.dataframe(
+    pd.DataFrame({"i": range(T), "token": s.lab.labels}).set_index("i").T,
+    hide_index=True,
+    width="stretch",
+)
+
+st.markdown(f"**{t('steps')}**")
+steps = [
+    ("s_x", "X", f"[{T} × {d}]", "page_qkv"),
+    ("s_qkv", "Q = X·W_Q,  K = X·W_K,  V = X·W_V", f"{h} × [{T} × {dh}]", "page_qkv"),
+    ("s_scores", "S = Q·Kᵀ", f"{h} × [{T} × {T}]", "page_scores"),
+    ("s_softmax", "A = softmax(S/√d_k + M)", f"{h} × [{T} × {T}]", "page_softmax"),
+    ("s_mix", "Z = A·V", f"{h} × [{T} × {dh}]", "page_mix"),
+    ("s_concat", "[Z₀ | Z₁ | …]", f"[{T} × {d}]", "page_concat"),
+    ("s_wo", "attn_out = concat·W_O", f"[{T} × {d}]", "page_concat"),
+    ("s_resid", "resid = X + attn_out", f"[{T} × {d}]", "page_layernorm"),
+    ("s_ln", "(resid − μ) / √(σ² + ε)", f"[{T} × {d}]", "page_layernorm"),
+]
+st.dataframe(
+    pd.DataFrame(
+        [(t(step), formula, shape, s.t(page)) for step, formula, shape, page in steps],
+        columns=[t("col_step"), t("col_formula"), t("col_shape"), t("col_page")],
+    ),
+    hide_index=True,
+    width="stretch",
+)
+st.page_link("pages/1_qkv.py", label=t("start"), icon="▶️")
+
+with st.expander(t("caveat_title")):
+    st.write(t("caveat"))

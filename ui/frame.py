@@ -31,8 +31,8 @@ DEFAULTS: dict[str, object] = {
     "head": 0,
 }
 PRESETS: dict[str, dict[str, object]] = {
-    "chapter8": {"d_model": 4, "n_heads": 1, "embeddings": "handmade"},
-    "chapter9": {"d_model": 8, "n_heads": 4, "embeddings": "seeded"},
+    "chapter8": {"d_model": 4, "n_heads": 1, "embeddings": "handmade", "seed": 0, "causal": True},
+    "chapter9": {"d_model": 8, "n_heads": 4, "embeddings": "seeded", "seed": 0, "causal": True},
 }
 # (file, text key, group); the URL of pages/N_slug.py is /slug
 PAGES: list[tuple[str, str, str | None]] = [
@@ -166,12 +166,6 @@ def _new_seed() -> None:
     st.session_state["seed"] = secrets.randbelow(llm.MAX_SEED + 1)
 
 
-def _on_d_model() -> None:
-    # the hand-made table only exists in 4-D: leaving d_model 4 switches to seeded embeddings
-    if st.session_state.get("d_model") != llm.HANDMADE_D_MODEL:
-        st.session_state["embeddings"] = "seeded"
-
-
 def _controls(t: Callable[..., str]) -> tuple[str, llm.AttentionConfig, bool, int]:
     ss = st.session_state
     bound = {"bind": "query-params", "persist_state": "session"}
@@ -188,9 +182,7 @@ def _controls(t: Callable[..., str]) -> tuple[str, llm.AttentionConfig, bool, in
         key="text",
         **bound,
     )
-    d_model = st.slider(
-        t("d_model"), 2, D_MODEL_MAX, value=8, key="d_model", on_change=_on_d_model, **bound
-    )
+    d_model = st.slider(t("d_model"), 2, D_MODEL_MAX, value=8, key="d_model", **bound)
     options = llm.divisors(d_model)
     if ss.get("n_heads") is not None and ss["n_heads"] not in options:
         ss["n_heads"] = default_heads(d_model)
@@ -208,14 +200,16 @@ def _controls(t: Callable[..., str]) -> tuple[str, llm.AttentionConfig, bool, in
     )
     button_col.button(t("new_seed"), on_click=_new_seed, icon="🎲")
     causal = st.toggle(t("causal"), value=True, key="causal", **bound)
-    if d_model != llm.HANDMADE_D_MODEL and ss.get("embeddings") == "handmade":
+    # the hand-made table only exists in 4-D: elsewhere "seeded" is the only choice, so a link
+    # asking for handmade with another d_model is refused like any invalid option
+    kinds = list(llm.EMBEDDINGS) if d_model == llm.HANDMADE_D_MODEL else ["seeded"]
+    if ss.get("embeddings") is not None and ss["embeddings"] not in kinds:
         ss["embeddings"] = "seeded"
     embeddings = st.radio(
         t("embeddings"),
-        llm.EMBEDDINGS,
-        captions=[t(f"emb_{e}") for e in llm.EMBEDDINGS],
+        kinds,
+        captions=[t(f"emb_{e}") for e in kinds],
         key="embeddings",
-        disabled=d_model != llm.HANDMADE_D_MODEL,
         **bound,
     )
     heads = list(range(n_heads))

@@ -1,0 +1,191 @@
+"""The frame through AppTest: URL values, their checks and messages, presets, language, heads."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import llm
+
+HOME = "../app.py"
+PAGE = "../pages/3_softmax.py"
+
+
+def open_page(path: str = HOME, **params: str) -> AppTest:
+    """Open a page as a shared link does: URL values set before the first run."""
+    at = AppTest.from_file(path, default_timeout=30)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def widget(at: AppTest, key: str):
+    return (
+        at.sidebar.get_widget(key) if hasattr(at.sidebar, "get_widget") else at.session_state[key]
+    )
+
+
+def values(at: AppTest) -> dict[str, object]:
+    ss = at.session_state
+    return {key: ss[key] for key in ("text", "d_model", "n_heads", "seed", "causal", "head")}
+
+
+def warning_text(at: AppTest) -> str:
+    return "\n".join(w.value for w in at.warning)
+
+
+def test_defaults_are_chapter_9() -> None:
+    at = open_page()
+    assert values(at) == {
+        "text": "the cat sat on mat",
+        "d_model": 8,
+        "n_heads": 4,
+        "seed": 0,
+        "causal": True,
+        "head": 0,
+    }
+    assert not at.warning
+
+
+def test_url_values_seed_the_controls() -> None:
+    at = open_page(PAGE, d_model="16", n_heads="8", seed="7", causal="false", head="5")
+    assert values(at) | {"text": None} == {
+        "text": None,
+        "d_model": 16,
+        "n_heads": 8,
+        "seed": 7,
+        "causal": False,
+        "head": 5,
+    }
+    assert not at.warning
+
+
+@pytest.mark.parametrize(
+    ("params", "expected", "fragment"),
+    [
+        ({"d_model": "abc"}, {"d_model": 8}, "“abc” is not a whole number"),
+        ({"d_model": "100"}, {"d_model": 8}, "100 is outside 2–64"),
+        (
+            {"n_heads": "3"},
+            {"n_heads": 4},
+            "3 heads do not divide d_model 8 (possible: 1, 2, 4, 8)",
+        ),
+        ({"d_model": "6", "n_heads": "4"}, {"d_model": 6, "n_heads": 3}, "possible: 1, 2, 3, 6"),
+        ({"seed": "-1"}, {"seed": 0}, "-1 is outside 0–4294967295"),
+        ({"seed": "4294967296"}, {"seed": 0}, "outside 0–4294967295"),
+        ({"head": "7"}, {"head": 0}, "head 7 does not exist with 4 heads"),
+        ({"causal": "maybe"}, {"causal": True}, "“maybe” is not one of true, false"),
+        ({"text": ""}, {"text": "the cat sat on mat"}, "The sentence is empty"),
+        ({"text": "a " * 40}, {"text": "the cat sat on mat"}, "40 tokens"),
+        ({"text": "x" * 10_000}, {"text": "the cat sat on mat"}, "10000 characters"),
+    ],
+)
+def test_bad_url_value_is_replaced_and_explained(params, expected, fragment) -> None:
+    at = open_page(PAGE, **params)
+    for key, value in expected.items():
+        assert at.session_state[key] == value
+    text = warning_text(at)
+    assert "Some settings were changed to valid ones" in text
+    assert fragment in text
+    assert at.get("plotly_chart"), "the page still shows its numbers"
+
+
+def test_unknown_key_is_reported_and_dropped() -> None:
+    at = open_page(PAGE, foo="bar")
+    assert "**foo** is not a setting of this lab" in warning_text(at)
+    assert "foo" not in at.query_params
+
+
+def test_handmade_embeddings_need_d_model_4() -> None:
+    at = open_page(PAGE, d_model="8", embeddings="handmade")
+    assert at.session_state["embeddings"] == "seeded"
+    assert "hand-made embeddings have 4 features" in warning_text(at)
+    ok = open_page(PAGE, d_model="4", n_heads="1", embeddings="handmade")
+    assert ok.session_state["embeddings"] == "handmade"
+    assert not ok.warning
+
+
+def test_user_text_in_a_message_is_not_markdown() -> None:
+    at = open_page(PAGE, **{"[x](javascript:alert(1))": "1"})
+    text = warning_text(at)
+    assert "\\[x\\]\\(javascript\\:alert\\(1\\)\\)" in text
+    assert "[x](javascript" not in text
+
+
+def test_messages_in_french() -> None:
+    at = open_page(PAGE, lang="fr", d_model="abc")
+    text = warning_text(at)
+    assert "Certains réglages ont été remplacés" in text
+    assert "n’est pas un nombre entier" in text
+
+
+def test_language_switch_changes_sidebar_and_page() -> None:
+    at = open_page(PAGE)
+    assert at.title[0].value == "3. Scale, mask, softmax"
+    assert at.sidebar.slider(key="d_model").label.startswith("d_model")
+    assert at.sidebar.selectbox(key="n_heads").label == "Number of heads"
+    at.session_state["lang"] = "fr"
+    at.run()
+    assert at.title[0].value == "3. Échelle, masque, softmax"
+    assert at.sidebar.selectbox(key="n_heads").label == "Nombre de têtes"
+
+
+def test_heads_stay_valid_when_d_model_changes() -> None:
+    at = open_page(PAGE, n_heads="8", head="7")
+    at.sidebar.slider(key="d_model").set_value(6).run()
+    assert not at.exception
+    assert at.session_state["n_heads"] in llm.divisors(6)
+    assert at.sidebar.selectbox(key="n_heads").options == ["1", "2", "3", "6"]
+    assert at.session_state["head"] < at.session_state["n_heads"]
+    at.sidebar.slider(key="d_model").set_value(7).run()
+    assert not at.exception
+    assert at.session_state["n_heads"] == 1
+
+
+def test_presets_reproduce_the_chapters() -> None:
+    at = open_page(HOME, d_model="16", n_heads="2", seed="9")
+    chapter8 = next(b for b in at.sidebar.button if b.label == "Chapter 8")
+    chapter8.click().run()
+    assert values(at) | {"embeddings": at.session_state["embeddings"]} == {
+        "text": "the cat sat on mat",
+        "d_model": 4,
+        "n_heads": 1,
+        "seed": 0,
+        "causal": True,
+        "head": 0,
+        "embeddings": "handmade",
+    }
+    chapter9 = next(b for b in at.sidebar.button if b.label == "Chapter 9")
+    chapter9.click().run()
+    assert values(at)["d_model"] == 8 and values(at)["n_heads"] == 4
+    assert at.session_state["embeddings"] == "seeded"
+
+
+def test_new_seed_draws_a_valid_seed() -> None:
+    at = open_page(HOME)
+    button = next(b for b in at.sidebar.button if b.label == "New seed")
+    button.click().run()
+    first = at.session_state["seed"]
+    next(b for b in at.sidebar.button if b.label == "New seed").click().run()
+    assert 0 <= first <= llm.MAX_SEED
+    assert at.session_state["seed"] != first  # two draws from 2**32 values
+
+
+def test_typed_sentence_errors_are_shown_not_raised() -> None:
+    at = open_page(PAGE)
+    at.sidebar.text_input(key="text").input("   ").run()
+    assert not at.exception
+    assert any("The sentence is empty" in e.value for e in at.error)
+    at.sidebar.text_input(key="text").input(" ".join(["word"] * 33)).run()
+    assert any("33 tokens" in e.value for e in at.error)
+
+
+def test_home_lists_tokens_and_shapes() -> None:
+    at = open_page(HOME, text="The cat saw the cat.", d_model="12", n_heads="3")
+    tokens = at.dataframe[0].value
+    assert list(tokens.iloc[0]) == ["the", "cat", "saw", "the·2", "cat·2", "."]
+    steps = at.dataframe[1].value
+    assert "3 × [6 × 4]" in list(steps.iloc[:, 2])
+    assert "[6 × 12]" in list(steps.iloc[:, 2])
