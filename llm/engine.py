@@ -129,7 +129,8 @@ def head_sharpness(pattern: np.ndarray, causal: bool = True) -> float:
     Shapes: [T, T] -> scalar in [0, 1]. A one-token sentence (no choice at all) counts as 0.
     """
     top = float(max_row_entropy(pattern.shape[0], causal).mean())
-    return head_entropy(pattern) / top if top > 0.0 else 0.0
+    # uniform rows can round an ulp above ln n (1.0000000000000002 for T = 12): clip to 1
+    return min(head_entropy(pattern) / top, 1.0) if top > 0.0 else 0.0
 
 
 def classify_head(pattern: np.ndarray, causal: bool = True) -> str:
@@ -149,12 +150,37 @@ def asymmetry(scores: np.ndarray) -> float:
     return float(np.linalg.norm(scores - scores.T) / norm) if norm > 0.0 else 0.0
 
 
+def most_asymmetric_pair(scores: np.ndarray) -> tuple[int, int, float]:
+    """The pair (i, j), i <= j, with the largest gap |S[i, j] - S[j, i]|, and that gap.
+
+    Shapes: [T, T] -> (i, j, gap). The first such pair in row order wins a tie; a symmetric
+    (or one-token) matrix gives (0, 0, 0.0).
+    Example: most_asymmetric_pair(np.array([[0.0, 3.0], [1.0, 0.0]])) == (0, 1, 2.0)
+    """
+    gap = np.triu(np.abs(scores - scores.T))  # [T, T], each pair counted once
+    i, j = np.unravel_index(np.argmax(gap), gap.shape)
+    return int(i), int(j), float(gap[i, j])
+
+
 def value_contributions(pattern: np.ndarray, v: np.ndarray, i: int) -> np.ndarray:
     """What each key j adds to query i's output: pattern[i, j] * v[j]; the rows sum to z[i].
 
     Shapes: pattern [T, T], v [T, d_head] -> [T, d_head].
     """
     return pattern[i][:, None] * v
+
+
+def column_sums(m: np.ndarray) -> np.ndarray:
+    """The sum of every column: the sum of the rows. Shapes: [T, d] -> [d]."""
+    return m.sum(axis=0)
+
+
+def max_abs_diff(a: np.ndarray, b: np.ndarray) -> float:
+    """The largest |a - b| over all entries: how far two computations of one thing disagree.
+
+    Shapes: [...] and the same shape -> scalar; 0.0 when they agree exactly.
+    """
+    return float(np.max(np.abs(np.asarray(a) - np.asarray(b))))
 
 
 def add(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -1,7 +1,89 @@
+"""Page 1: project X into queries, keys and values (chapter 8, cell 1)."""
+
 import streamlit as st
 
+import llm
+from llm.attention import dot, matmul
 from ui.frame import frame
+from ui.text import md_escape, pick
+from ui.text.qkv import FEATURES, TEXT
+from ui.views import feature_labels, heatmap, matrix_table, show_code, show_figure
 
 s = frame("page_qkv")
-st.title("1_qkv")
-st.write(s.lab.trace.heads[s.head].pattern)
+t = lambda name, /, **v: pick(TEXT, s.lang, name, **v)  # noqa: E731
+h, cfg = s.head, s.cfg
+head, params, labels = s.lab.trace.heads[h], s.lab.params, s.lab.labels
+handmade = cfg.embeddings == "handmade"
+features = (
+    [pick(FEATURES, s.lang, name) for name in llm.HANDMADE_FEATURES]
+    if handmade
+    else feature_labels(cfg.d_model)
+)
+
+st.title(t("title"), anchor=False)
+st.latex(r"Q = X W_Q,\quad K = X W_K,\quad V = X W_V")
+st.write(t("intro"))
+st.markdown(f"**{t('intuition')}**")
+for column, name in zip(st.columns(3), ("queries", "keys", "values"), strict=True):
+    column.markdown(t(name))
+
+st.subheader(t("x_head"), anchor=False)
+st.caption(
+    t("x_handmade", features=", ".join(features))
+    if handmade
+    else t("x_seeded", d_model=cfg.d_model)
+)
+unknown = llm.unknown_handmade(s.lab.tokens) if handmade else []
+if unknown:
+    st.info(s.t("unknown_words", words=", ".join(md_escape(word) for word in unknown)), icon="ℹ️")
+axes = {"x_title": t("feature"), "y_title": t("token")}
+left, right = st.columns(2)
+with left:
+    show_figure(
+        heatmap(
+            s.lab.x,
+            labels,
+            features,
+            title=t("x_map", t=len(labels), d_model=cfg.d_model),
+            signed=True,
+            **axes,
+        ),
+        key="x_map",
+    )
+with right:
+    matrix_table(s.lab.x, labels, features, name="X", key="x")
+
+st.subheader(t("w_head", head=h), anchor=False)
+st.caption(t("w_caption", d_model=cfg.d_model, d_head=cfg.d_head))
+weights = {"W_Q": params.W_Q[h], "W_K": params.W_K[h], "W_V": params.W_V[h]}
+for tab, (name, w) in zip(st.tabs(list(weights)), weights.items(), strict=True):
+    with tab:
+        prefix = name[-1].lower()
+        matrix_table(
+            w, features, feature_labels(cfg.d_head, prefix), name=name, key=f"w{prefix}_h{h}"
+        )
+
+st.subheader(t("qkv_head"), anchor=False)
+st.caption(t("qkv_caption"))
+projected = {"Q": head.q, "K": head.k, "V": head.v}
+for column, (name, m) in zip(st.columns(3), projected.items(), strict=True):
+    with column:
+        prefix = name.lower()
+        show_figure(
+            heatmap(
+                m,
+                labels,
+                feature_labels(cfg.d_head, prefix),
+                title=t(f"{prefix}_map"),
+                signed=True,
+                y_title=t("token"),
+            ),
+            key=f"{prefix}_map",
+        )
+for tab, (name, m) in zip(st.tabs(list(projected)), projected.items(), strict=True):
+    with tab:
+        prefix = name.lower()
+        matrix_table(m, labels, feature_labels(cfg.d_head, prefix), name=name, key=f"{prefix}_h{h}")
+
+with st.expander(t("code")):
+    show_code(dot, matmul)

@@ -1,7 +1,60 @@
+"""Page 2: score every query against every key, S = Q·Kᵀ (chapter 8, cell 2)."""
+
 import streamlit as st
 
+import llm
+from llm.attention import attention_scores, dot, transpose
 from ui.frame import frame
+from ui.text import md_escape, pick
+from ui.text.scores import TEXT
+from ui.views import heatmap, matrix_table, show_code, show_figure
 
 s = frame("page_scores")
-st.title("2_scores")
-st.write(s.lab.trace.heads[s.head].pattern)
+t = lambda name, /, **v: pick(TEXT, s.lang, name, **v)  # noqa: E731
+head, labels = s.lab.trace.heads[s.head], s.lab.labels
+scores = head.scores
+
+st.title(t("title"), anchor=False)
+st.latex(r"S = Q K^\top,\qquad S_{ij} = q_i \cdot k_j = \sum_{d} Q_{id}\, K_{jd}")
+st.write(t("intro"))
+st.caption(t("raw"))
+
+show_figure(
+    heatmap(
+        scores,
+        labels,
+        labels,
+        title=t("scores_map", t=len(labels)),
+        signed=True,
+        x_title=t("key"),
+        y_title=t("query"),
+    ),
+    key="scores_map",
+)
+matrix_table(scores, labels, labels, name="S", key=f"scores_h{s.head}")
+
+st.subheader(t("sym_head"), anchor=False)
+st.write(t("sym_why"))
+i, j, gap = llm.most_asymmetric_pair(scores)
+left, right = st.columns(2)
+left.metric(t("asymmetry"), f"{llm.asymmetry(scores):.3f}", help=t("asymmetry_help"))
+right.metric(t("gap"), f"{gap:.3f}", help=t("gap_help"))
+if len(labels) == 1:
+    st.info(t("one_token"))
+elif gap == 0.0:
+    st.info(t("symmetric"))
+else:
+    st.info(
+        t(
+            "pair",
+            a=md_escape(labels[i]),
+            b=md_escape(labels[j]),
+            i=i,
+            j=j,
+            sij=scores[i, j],
+            sji=scores[j, i],
+        )
+    )
+
+with st.expander(t("code")):
+    show_code(dot, transpose, attention_scores)

@@ -1,7 +1,104 @@
+"""Page 4: mix the values, output = A·V, and follow one token (chapter 8, cell 4)."""
+
+import numpy as np
 import streamlit as st
 
+import llm
+from llm.attention import causal_attention, mix_values
 from ui.frame import frame
+from ui.text import md_escape, pick
+from ui.text.mix import TEXT
+from ui.views import feature_labels, frame_of, heatmap, matrix_table, show_code, show_figure
 
-s = frame("page_mix")
-st.title("4_mix")
-st.write(s.lab.trace.heads[s.head].pattern)
+s = frame("page_mix", extra_keys=("token",))
+t = lambda name, /, **v: pick(TEXT, s.lang, name, **v)  # noqa: E731
+head, labels, d_head = s.lab.trace.heads[s.head], s.lab.labels, s.cfg.d_head
+v_cols, z_cols = feature_labels(d_head, "v"), feature_labels(d_head, "z")
+
+st.title(t("title"), anchor=False)
+st.latex(r"Z = A\,V,\qquad z_i = \sum_{j} A_{ij}\, v_j")
+st.write(t("intro"))
+st.write(t("whole"))
+
+left, middle, right = st.columns([2, 1, 1])  # the pattern is [T × T]: give it room
+with left:
+    show_figure(
+        heatmap(
+            head.pattern,
+            labels,
+            labels,
+            title=t("pattern_map"),
+            zmin=0.0,
+            zmax=1.0,
+            masked=~s.lab.trace.mask,
+            masked_label=t("masked_cell"),
+            x_title=t("key"),
+            y_title=t("query"),
+        ),
+        key="pattern_map",
+    )
+with middle:
+    show_figure(
+        heatmap(head.v, labels, v_cols, title=t("v_map"), signed=True, y_title=t("token")),
+        key="v_map",
+    )
+with right:
+    show_figure(
+        heatmap(head.z, labels, z_cols, title=t("z_map"), signed=True, y_title=t("token")),
+        key="z_map",
+    )
+left, right = st.columns(2)
+with left:
+    matrix_table(head.v, labels, v_cols, name="V", key=f"v_h{s.head}")
+with right:
+    matrix_table(head.z, labels, z_cols, name="Z", key=f"z_h{s.head}")
+
+st.subheader(t("follow_head"), anchor=False)
+# the picker stores the token's position (an int, so the URL holds ?token=2); a position the
+# current sentence does not have (a shorter sentence, a bad link) falls back to the last token
+ss = st.session_state
+positions = list(range(len(labels)))
+last = positions[-1]
+stale = ss.get("token") if ss.get("token") not in (None, *positions) else None
+if stale is not None:
+    ss["token"] = last
+raw = st.query_params.get("token")
+if stale is None and raw is not None and raw not in map(str, positions):
+    stale = md_escape(raw[:20])  # the widget ignores it and starts on its default, the last token
+if stale is not None:
+    st.info(t("reset", old=stale, t=len(labels), last=last, i=last), icon="ℹ️")
+pick_col, label_col = st.columns([1, 2], vertical_alignment="bottom")
+i = pick_col.selectbox(
+    t("token_pick"),
+    positions,
+    index=last,
+    help=t("token_help"),
+    key="token",
+    bind="query-params",
+    persist_state="session",
+)
+label_col.markdown(t("picked", label=md_escape(labels[i]), i=i))
+
+contributions = llm.value_contributions(head.pattern, head.v, i)  # [T, d_head]
+rows = [f"{p:.3f} × v({label})" for p, label in zip(head.pattern[i], labels, strict=True)]
+st.markdown(f"**{t('contrib_head', i=i)}**")
+st.caption(t("contrib_caption", i=i))
+matrix_table(contributions, rows, v_cols, name=f"A[{i}][j] × v_j", key=f"contrib_h{s.head}_t{i}")
+if s.causal and i < last:
+    st.caption(t("masked_note", i=i))
+
+st.markdown(f"**{t('sum_head')}**")
+total = llm.column_sums(contributions)  # [d_head]
+st.dataframe(
+    frame_of(np.stack([total, head.z[i]]), [t("sum_row", i=i), t("z_row", i=i)], z_cols).round(6),
+    width="stretch",
+    key="sum_table",
+)
+st.metric(t("check", i=i), f"{llm.max_abs_diff(total, head.z[i]):.1e}", help=t("check_help"))
+
+with st.expander(t("why")):
+    st.markdown(t("why_body"))
+    st.caption(t("why_note"))
+
+with st.expander(t("code")):
+    show_code(mix_values, causal_attention)

@@ -111,21 +111,21 @@ def matrix_table(
     name: str,
     key: str,
     digits: int = 3,
-    download_label: str = "CSV",
+    download_label: str | None = None,
 ) -> None:
     """A matrix as a table, its shape under it, and a CSV download of the full-precision values."""
     df = frame_of(m, rows, cols)
     st.dataframe(df.round(digits), width="stretch", key=f"{key}_table")
-    left, right = st.columns([4, 1], vertical_alignment="center")
-    left.caption(shape_text(name, np.asarray(m)))
-    right.download_button(
-        download_label,
+    st.caption(shape_text(name, np.asarray(m)))
+    st.download_button(
+        download_label or f"{name} · CSV",
         data=df.to_csv(float_format="%.17g"),
         file_name=f"{key}.csv",
         mime="text/csv",
         key=f"{key}_csv",
         on_click="ignore",
-        icon="⬇️",
+        icon=":material/download:",
+        type="tertiary",
     )
 
 
@@ -260,8 +260,11 @@ def bar_chart(
                 y=np.asarray(values, dtype=np.float64),
                 name=name,
                 marker_color=palette[n % len(palette)],
-                text=[f"{v:.{digits}f}" for v in values] if len(categories) <= 16 else None,
-                textposition="outside",
+                # + 0.0 turns a rounded -0.0 into 0.0: a mean of -1e-17 reads "0.00", not "-0.00"
+                text=[f"{round(v, digits) + 0.0:.{digits}f}" for v in values]
+                if len(categories) <= 16
+                else None,
+                textposition="auto",  # inside a tall bar, so it never sits on a reference line
                 cliponaxis=False,
                 hovertemplate=f"%{{x}}<br>{name}: %{{y:.6g}}<extra></extra>",
             )

@@ -1,0 +1,359 @@
+"""AppTest tests of the chapter 8 pages: 1 Q K V, 2 scores, 3 softmax, 4 mix.
+
+Each page is opened the way a shared link opens it: the URL parameters are set before the first
+run. The numbers a page shows (dataframes, plotly specs, metrics) are compared with ``llm`` run
+directly in the test on the same settings, so a page that shows the wrong head, seed or d_model
+fails. Each (page, link) pair runs once per session (``_opened``).
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import json
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import llm
+
+PAGES = {
+    "qkv": "../pages/1_qkv.py",
+    "scores": "../pages/2_scores.py",
+    "softmax": "../pages/3_softmax.py",
+    "mix": "../pages/4_mix.py",
+}
+SENTENCE_32 = " ".join(f"w{n % 20}" for n in range(32))  # 32 tokens, w0..w11 twice
+LINKS: dict[str, dict[str, str]] = {
+    "chapter8": {"d_model": "4", "n_heads": "1", "embeddings": "handmade"},
+    "chapter9": {},
+    "wide": {"d_model": "64", "n_heads": "16", "head": "13", "text": SENTENCE_32},
+    "no_mask": {"causal": "false", "seed": "5"},
+    "repeats": {"text": "the cat saw the other cat, the end", "head": "2", "seed": "11"},
+    "handmade_unknown": {
+        "d_model": "4",
+        "n_heads": "2",
+        "head": "1",
+        "embeddings": "handmade",
+        "text": "the dog sat on the mat",
+    },
+    "seed3": {"seed": "3"},
+    "head1": {"head": "1"},
+    "d_model6": {"d_model": "6", "n_heads": "3"},
+}
+TITLES = {
+    "en": {
+        "qkv": "1. Project into Q, K, V",
+        "scores": "2. Score every pair",
+        "softmax": "3. Scale, mask, softmax",
+        "mix": "4. Mix the values",
+    },
+    "fr": {
+        "qkv": "1. Projeter en Q, K, V",
+        "scores": "2. Scorer chaque paire",
+        "softmax": "3. Échelle, masque, softmax",
+        "mix": "4. Mélanger les values",
+    },
+}
+
+
+@functools.cache
+def _opened(page: str, link: tuple[tuple[str, str], ...]) -> AppTest:
+    """The page after its first run on this link (query parameters)."""
+    at = AppTest.from_file(PAGES[page], default_timeout=30)
+    for key, value in link:
+        at.query_params[key] = value
+    at.run()
+    return at
+
+
+def opened(page: str, link: dict[str, str]) -> AppTest:
+    return _opened(page, tuple(sorted(link.items())))
+
+
+class Expected:
+    """The same settings run through ``llm`` directly, as the page should have."""
+
+    def __init__(self, link: dict[str, str]) -> None:
+        d_model = int(link.get("d_model", 8))
+        self.cfg = llm.AttentionConfig(
+            d_model=d_model,
+            n_heads=int(link.get("n_heads", 4)),
+            seed=int(link.get("seed", 0)),
+            embeddings=link.get("embeddings", "seeded"),
+        )
+        self.tokens = llm.tokenize(link.get("text", "the cat sat on mat"))
+        self.labels = llm.token_labels(self.tokens)
+        self.x = llm.embed(self.tokens, self.cfg)
+        self.params = llm.init_params(self.cfg)
+        self.causal = link.get("causal", "true") == "true"
+        self.h = int(link.get("head", 0))
+        self.trace = llm.multi_head_attention(self.x, self.params, causal=self.causal)
+        self.head = self.trace.heads[self.h]
+
+
+def tables(at: AppTest) -> list:
+    return [df.value for df in at.main.dataframe]
+
+
+def figure(at: AppTest, key: str) -> dict:
+    """The plotly spec of the chart drawn with ``show_figure(..., key=key)``."""
+    (chart,) = [c for c in at.get("plotly_chart") if c.proto.id.endswith(f"-{key}")]
+    return json.loads(chart.proto.spec)
+
+
+def z_of(spec: dict) -> np.ndarray:
+    """A heatmap's z as floats (plotly may send it base64-encoded)."""
+    z = spec["data"][0]["z"]
+    if isinstance(z, dict):
+        flat = np.frombuffer(base64.b64decode(z["bdata"]), dtype=np.dtype(z["dtype"]))
+        shape = z.get("shape", str(len(flat)))  # "5, 5"
+        return flat.reshape([int(n) for n in str(shape).split(",")])
+    return np.array(z, dtype=np.float64)
+
+
+def close_to_shown(shown, exact: np.ndarray, digits: int = 3) -> None:
+    """A table rounded to ``digits`` decimals shows these exact numbers."""
+    np.testing.assert_allclose(
+        np.asarray(shown, dtype=np.float64), exact, rtol=0, atol=0.51 * 10**-digits
+    )
+
+
+# --- every page, every link: no exception, the right title ----------------------------------------
+
+SMOKE_LINKS = ("chapter8", "chapter9", "wide", "no_mask", "repeats", "handmade_unknown")
+
+
+@pytest.mark.parametrize("link", SMOKE_LINKS)
+@pytest.mark.parametrize("page", list(PAGES))
+def test_page_runs_without_exception(page: str, link: str) -> None:
+    at = opened(page, LINKS[link])
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert [t.value for t in at.title] == [TITLES["en"][page]]
+    assert at.get("plotly_chart"), "every chapter 8 page draws at least one heatmap"
+
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_french_link_gives_french_page(page: str) -> None:
+    at = opened(page, {"lang": "fr"})
+    assert not at.exception
+    assert [t.value for t in at.title] == [TITLES["fr"][page]]
+    # the chapter's sentences change with the language (formulas, st.latex, are shared)
+    english = [m.value for m in opened(page, {}).main.markdown if not m.value.startswith("$$")]
+    french = [m.value for m in at.main.markdown if not m.value.startswith("$$")]
+    assert len(french) == len(english) > 0
+    assert french[0] != english[0], "the first paragraph is the chapter's text"
+    assert len(set(french) & set(english)) <= 1  # only words shared by both, like “Intuition”
+
+
+# --- page 1: X, W_Q W_K W_V of the chosen head, Q K V --------------------------------------------
+
+QKV_LINKS = (
+    "chapter8",
+    "chapter9",
+    "wide",
+    "repeats",
+    "handmade_unknown",
+    "seed3",
+    "head1",
+    "d_model6",
+)
+
+
+@pytest.mark.parametrize("link", QKV_LINKS)
+def test_qkv_tables_are_the_heads_projections(link: str) -> None:
+    at, want = opened("qkv", LINKS[link]), Expected(LINKS[link])
+    x, w_q, w_k, w_v, q, k, v = tables(at)  # the page's order: X, W_Q, W_K, W_V, Q, K, V
+    h = want.h
+    close_to_shown(x, want.x)
+    close_to_shown(w_q, want.params.W_Q[h])
+    close_to_shown(w_k, want.params.W_K[h])
+    close_to_shown(w_v, want.params.W_V[h])
+    # Q = X·W_Q computed here with plain numpy, not read from the trace
+    close_to_shown(q, want.x @ want.params.W_Q[h])
+    close_to_shown(k, want.x @ want.params.W_K[h])
+    close_to_shown(v, want.x @ want.params.W_V[h])
+    assert list(q.index) == want.labels
+    assert q.shape == (len(want.tokens), want.cfg.d_head)
+    np.testing.assert_allclose(z_of(figure(at, "q_map")).reshape(q.shape), want.head.q, atol=1e-12)
+
+
+def test_qkv_handmade_features_are_named_in_the_chosen_language() -> None:
+    en = tables(opened("qkv", LINKS["chapter8"]))[0]
+    fr = tables(opened("qkv", {**LINKS["chapter8"], "lang": "fr"}))[0]
+    assert list(en.columns) == ["noun", "verb", "little word", "alive"]
+    assert list(fr.columns) == ["nom", "verbe", "petit mot", "vivant"]
+    assert list(en.loc["cat"]) == [1.0, 0.0, 0.0, 1.0]  # chapter 8's hand-made row
+    seeded = tables(opened("qkv", LINKS["chapter9"]))[0]
+    assert list(seeded.columns) == [f"f{i}" for i in range(8)]
+
+
+def test_qkv_names_the_words_the_handmade_table_does_not_know() -> None:
+    at = opened("qkv", LINKS["handmade_unknown"])
+    infos = [i.value for i in at.main.info]
+    assert any("dog" in text for text in infos), infos
+    assert not any("dog" in i.value for i in opened("qkv", LINKS["chapter8"]).main.info)
+
+
+def test_qkv_numbers_follow_seed_head_and_d_model() -> None:
+    base = tables(opened("qkv", {}))[4]
+    assert not np.allclose(base, tables(opened("qkv", LINKS["seed3"]))[4])
+    assert not np.allclose(base, tables(opened("qkv", LINKS["head1"]))[4])
+    assert tables(opened("qkv", LINKS["d_model6"]))[4].shape == (5, 2)
+    assert tables(opened("qkv", LINKS["wide"]))[4].shape == (32, 4)
+
+
+# --- page 2: raw scores, asymmetry ---------------------------------------------------------------
+
+SCORE_LINKS = ("chapter8", "chapter9", "wide", "no_mask", "repeats", "seed3", "head1", "d_model6")
+
+
+@pytest.mark.parametrize("link", SCORE_LINKS)
+def test_scores_heatmap_is_raw_q_kt_with_every_cell(link: str) -> None:
+    at, want = opened("scores", LINKS[link]), Expected(LINKS[link])
+    spec = figure(at, "scores_map")
+    t = len(want.tokens)
+    z = z_of(spec).reshape(t, t)
+    expected = want.head.q @ want.head.k.T  # rows = query, cols = key
+    np.testing.assert_allclose(z, expected, atol=1e-12)
+    assert np.isfinite(z).all(), "raw scores come before the mask: no cell is hidden"
+    assert list(spec["data"][0]["y"]) == want.labels
+    assert list(spec["data"][0]["x"]) == want.labels
+    close_to_shown(tables(at)[0], expected)
+
+
+@pytest.mark.parametrize("link", ("chapter8", "chapter9", "repeats", "wide"))
+def test_scores_asymmetry_and_most_lopsided_pair(link: str) -> None:
+    at, want = opened("scores", LINKS[link]), Expected(LINKS[link])
+    s = want.head.scores
+    asym, gap = (m.value for m in at.main.metric)
+    assert asym == f"{llm.asymmetry(s):.3f}"
+    assert float(asym) > 0.0, "Q and K differ, so these scores are not symmetric"
+    # the largest |S[i, j] - S[j, i]|, found here by brute force
+    pairs = {(i, j): abs(s[i, j] - s[j, i]) for i in range(len(s)) for j in range(i, len(s))}
+    i, j = max(pairs, key=pairs.get)
+    assert gap == f"{pairs[i, j]:.3f}"
+    (info,) = [m.value for m in at.main.info]
+    assert f"S[{i}][{j}] = {s[i, j]:.3f}" in info and f"S[{j}][{i}] = {s[j, i]:.3f}" in info
+
+
+def test_scores_of_one_repeated_word_are_symmetric() -> None:
+    at = opened("scores", {"text": "ha ha ha"})
+    assert [m.value for m in at.main.metric] == ["0.000", "0.000"]
+    (info,) = [m.value for m in at.main.info]
+    assert "S[i][j] = S[j][i]" in info
+
+
+def test_scores_one_token() -> None:
+    at = opened("scores", {"text": "hello", "lang": "fr"})
+    assert not at.exception
+    assert "1 × 1" in at.main.info[0].value
+
+
+# --- page 3 (the reference page), same links ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "link", ("chapter8", "chapter9", "wide", "no_mask", "repeats", "head1", "seed3", "d_model6")
+)
+def test_softmax_pattern_table_matches_llm(link: str) -> None:
+    at, want = opened("softmax", LINKS[link]), Expected(LINKS[link])
+    (pattern,) = tables(at)
+    close_to_shown(pattern, want.head.pattern)
+    np.testing.assert_allclose(pattern.sum(axis=1), 1.0, atol=5e-3)
+    if want.causal:
+        assert (np.triu(pattern.to_numpy(), k=1) == 0.0).all()
+
+
+# --- page 4: A·V and one token followed ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "link", ("chapter8", "chapter9", "wide", "no_mask", "repeats", "seed3", "head1", "d_model6")
+)
+def test_mix_output_is_pattern_times_values(link: str) -> None:
+    at, want = opened("mix", LINKS[link]), Expected(LINKS[link])
+    v, z, *_ = tables(at)
+    close_to_shown(v, want.head.v)
+    close_to_shown(z, want.head.pattern @ want.head.v)
+    t = len(want.tokens)
+    np.testing.assert_allclose(
+        z_of(figure(at, "pattern_map")).reshape(t, t),
+        np.where(want.trace.mask, want.head.pattern, np.nan),
+        atol=1e-12,
+    )
+
+
+@pytest.mark.parametrize("link", ("chapter8", "chapter9", "no_mask", "repeats", "wide"))
+def test_mix_token_2_contributions_sum_to_its_output(link: str) -> None:
+    at, want = opened("mix", {**LINKS[link], "token": "2"}), Expected(LINKS[link])
+    assert not at.exception
+    assert at.session_state["token"] == 2
+    _, _, contributions, sums = tables(at)
+    pattern, v = want.head.pattern, want.head.v
+    # pattern[2, j] × V[j], by hand, one key at a time
+    by_hand = np.array([pattern[2, j] * v[j] for j in range(len(v))])
+    close_to_shown(contributions, by_hand)
+    assert list(contributions.index) == [
+        f"{p:.3f} × v({label})" for p, label in zip(pattern[2], want.labels, strict=True)
+    ]
+    if want.causal:
+        assert (contributions.to_numpy()[3:] == 0.0).all(), "keys after token 2 add nothing"
+    close_to_shown(sums.to_numpy()[0], by_hand.sum(axis=0), digits=6)
+    close_to_shown(sums.to_numpy()[1], want.head.z[2], digits=6)
+    (check,) = [m.value for m in at.main.metric]
+    assert float(check) < 1e-12
+
+
+@pytest.mark.parametrize("token", ("99", "-1", "two"))
+def test_mix_token_out_of_range_falls_back_to_the_last_token(token: str) -> None:
+    at = opened("mix", {"token": token})
+    assert not at.exception
+    assert at.session_state["token"] == 4
+    assert any(token.lstrip("-") in i.value for i in at.main.info)
+    _, _, contributions, _ = tables(at)
+    assert contributions.shape == (5, 2)
+
+
+def test_mix_token_resets_when_the_sentence_shrinks() -> None:
+    at = AppTest.from_file(PAGES["mix"], default_timeout=30)
+    at.query_params["token"] = "4"
+    at.run()
+    assert at.session_state["token"] == 4
+    at.text_input(key="text").set_value("the cat").run()
+    assert not at.exception
+    assert at.session_state["token"] == 1
+    assert "4" in at.main.info[0].value
+    at.run()  # the next run is quiet again
+    assert not at.exception and not at.main.info
+
+
+def test_mix_token_choice_changes_the_table() -> None:
+    at = AppTest.from_file(PAGES["mix"], default_timeout=30)
+    at.run()
+    assert at.session_state["token"] == 4  # the last token, which may read the whole sentence
+    at.selectbox(key="token").set_value(1).run()
+    want = Expected({})
+    _, _, contributions, sums = tables(at)
+    close_to_shown(sums.to_numpy()[1], want.head.z[1], digits=6)
+    assert (contributions.to_numpy()[2:] == 0.0).all()
+
+
+# --- the llm helpers these pages added ----------------------------------------------------------
+
+
+def test_most_asymmetric_pair_by_hand() -> None:
+    s = np.array([[1.0, 3.0, 0.0], [1.0, 2.0, 5.0], [0.5, -1.0, 0.0]])
+    # gaps: (0,1) 2.0, (0,2) 0.5, (1,2) 6.0
+    assert llm.most_asymmetric_pair(s) == (1, 2, 6.0)
+    assert llm.most_asymmetric_pair(np.ones((3, 3))) == (0, 0, 0.0)
+    assert llm.most_asymmetric_pair(np.array([[7.0]])) == (0, 0, 0.0)
+
+
+def test_column_sums_and_max_abs_diff_by_hand() -> None:
+    m = np.array([[1.0, 2.0], [3.0, -4.0]])
+    np.testing.assert_array_equal(llm.column_sums(m), [4.0, -2.0])
+    assert llm.max_abs_diff(m, np.array([[1.0, 2.5], [2.0, -4.0]])) == 1.0
+    assert llm.max_abs_diff(m, m) == 0.0
