@@ -42,7 +42,7 @@ st.dataframe(
     hide_index=True,
     width="stretch",
 )
-st.page_link("pages/1_qkv.py", label=t("start"), icon="▶️")
+st.page_link("pages/1_qkv.py", label=t("start"), icon=":material/play_arrow:")
 
 with st.expander(t("caveat_title")):
     st.write(t("caveat"))

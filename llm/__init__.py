@@ -5,6 +5,7 @@
 - ``llm.engine``    — the vectorized numpy engine the app runs, with a trace of every step.
 - ``llm.config``    — ``AttentionConfig`` and its checks.
 - ``llm.data``      — tokens, embeddings and seeded weights.
+- ``llm.compare``   — runs both implementations and reports their largest differences.
 
 Imports only the standard library and numpy.
 """
@@ -46,6 +47,7 @@ from llm.engine import (
     head_sharpness,
     layer_norm,
     max_abs_diff,
+    max_head_entropy,
     max_row_entropy,
     most_asymmetric_pair,
     multi_head_attention,
@@ -86,6 +88,7 @@ __all__ = [
     "init_params",
     "layer_norm",
     "max_abs_diff",
+    "max_head_entropy",
     "max_row_entropy",
     "most_asymmetric_pair",
     "multi_head_attention",

@@ -123,6 +123,15 @@ def max_row_entropy(t: int, causal: bool = True) -> np.ndarray:
     return np.log(causal_mask(t, causal).sum(axis=-1).astype(np.float64))
 
 
+def max_head_entropy(t: int, causal: bool = True) -> float:
+    """The largest average entropy a head can reach: the mean of the rows' ceilings.
+
+    Shapes: -> scalar. ln T without the mask; lower under it, since row i has only i + 1 keys
+    (five tokens: ln 5 ≈ 1.61 without, (ln 1 + ... + ln 5) / 5 = ln(120) / 5 ≈ 0.96 with).
+    """
+    return float(max_row_entropy(t, causal).mean())
+
+
 def head_sharpness(pattern: np.ndarray, causal: bool = True) -> float:
     """Head entropy as a fraction of its maximum: 0 = every row on one key, 1 = uniform rows.
 

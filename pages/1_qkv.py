@@ -35,7 +35,10 @@ st.caption(
 )
 unknown = llm.unknown_handmade(s.lab.tokens) if handmade else []
 if unknown:
-    st.info(s.t("unknown_words", words=", ".join(md_escape(word) for word in unknown)), icon="ℹ️")
+    st.info(
+        s.t("unknown_words", words=", ".join(md_escape(word) for word in unknown)),
+        icon=":material/info:",
+    )
 axes = {"x_title": t("feature"), "y_title": t("token")}
 left, right = st.columns(2)
 with left:

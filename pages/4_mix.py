@@ -66,7 +66,7 @@ raw = st.query_params.get("token")
 if stale is None and raw is not None and raw not in map(str, positions):
     stale = md_escape(raw[:20])  # the widget ignores it and starts on its default, the last token
 if stale is not None:
-    st.info(t("reset", old=stale, t=len(labels), last=last, i=last), icon="ℹ️")
+    st.info(t("reset", old=stale, t=len(labels), last=last, i=last), icon=":material/info:")
 pick_col, label_col = st.columns([1, 2], vertical_alignment="bottom")
 i = pick_col.selectbox(
     t("token_pick"),

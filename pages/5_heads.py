@@ -1,7 +1,114 @@
+"""Page 5: every head's pattern side by side, and how sharp each one is (chapter 9, cell 2)."""
+
+import numpy as np
 import streamlit as st
 
+import llm
+from llm import engine
+from llm.nn import attention_head, head_entropy, row_entropy
 from ui.frame import frame
+from ui.text import pick
+from ui.text.heads import TEXT
+from ui.views import bar_chart, heatmap_grid, matrix_table, show_code, show_figure
 
 s = frame("page_heads")
-st.title("5_heads")
-st.write(s.lab.trace.heads[s.head].pattern)
+t = lambda name, /, **v: pick(TEXT, s.lang, name, **v)  # noqa: E731
+trace, labels, cfg = s.lab.trace, s.lab.labels, s.cfg
+n_tokens = len(labels)
+
+entropies = [llm.head_entropy(head.pattern) for head in trace.heads]
+kinds = [llm.classify_head(head.pattern, s.causal) for head in trace.heads]
+full_max = llm.max_head_entropy(n_tokens, causal=False)  # ln T
+reachable = llm.max_head_entropy(n_tokens, s.causal)
+
+st.title(t("title"), anchor=False)
+st.latex(r"H(A_i) = -\sum_j A_{ij} \ln A_{ij}")
+st.latex(r"\bar H_h = \frac{1}{T} \sum_{i} H(A^{(h)}_i) \;\le\; \ln T")
+st.write(t("intro"))
+st.write(
+    t(
+        "setup",
+        d_model=cfg.d_model,
+        n_heads=cfg.n_heads,
+        d_head=cfg.d_head,
+        heads_word=t("head_one" if cfg.n_heads == 1 else "head_many"),
+    )
+)
+
+if cfg.n_heads == 1:
+    st.subheader(t("pattern_one"), anchor=False)
+    st.info(t("one_head"))
+else:
+    st.subheader(t("patterns", n_heads=cfg.n_heads), anchor=False)
+st.write(t("patterns_intro"))
+heatmap_grid(
+    [head.pattern for head in trace.heads],
+    labels,
+    [labels] * cfg.n_heads,
+    [
+        t("head_title", h=h, label=t(kind), entropy=entropy)
+        for h, (kind, entropy) in enumerate(zip(kinds, entropies))
+    ],
+    key="patterns",
+    zmin=0.0,
+    zmax=1.0,
+    masked=~trace.mask,
+    masked_label=t("masked_cell"),
+    x_title=t("key"),
+    y_title=t("query"),
+    scale_title=t("scale"),
+)
+
+st.subheader(t("entropy"), anchor=False)
+st.write(t("entropy_intro", t=n_tokens, max=full_max))
+lines = [(full_max, t("line_max", t=n_tokens, value=full_max))]
+if s.causal:
+    lines.append((reachable, t("line_causal", value=reachable)))
+    st.info(t("causal_max", t=n_tokens, max=full_max, causal_max=reachable))
+else:
+    st.info(t("full_max", t=n_tokens, max=full_max))
+# one series per kind of head, so the colour (and the legend) says sharp, mixed or diffuse
+by_kind = {
+    t(kind): [e if k == kind else None for e, k in zip(entropies, kinds)]
+    for kind in ("sharp", "mixed", "diffuse")
+}
+show_figure(
+    bar_chart(
+        by_kind,
+        [t("bar_label", h=h) for h in range(cfg.n_heads)],
+        title=t("bars"),
+        y_title=t("bars_y"),
+        lines=lines,
+        barmode="relative",
+    ),
+    key="entropy_bars",
+)
+
+st.markdown(f"**{t('rows')}**")
+row_table = np.column_stack(
+    [
+        *(llm.row_entropy(head.pattern) for head in trace.heads),
+        llm.max_row_entropy(n_tokens, s.causal),
+    ]
+)
+matrix_table(
+    row_table,
+    labels,
+    [t("bar_label", h=h) for h in range(cfg.n_heads)] + [t("row_max")],
+    name="H",
+    key="row_entropy",
+)
+st.caption(t("rows_caption"))
+
+st.write(t("found"))
+st.caption(t("random"))
+st.warning(t("caveat"), icon=":material/info:")
+
+with st.expander(t("code")):
+    show_code(attention_head, row_entropy, head_entropy)
+    show_code(
+        engine.max_row_entropy,
+        engine.max_head_entropy,
+        engine.head_sharpness,
+        engine.classify_head,
+    )

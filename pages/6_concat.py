@@ -1,7 +1,111 @@
+"""Page 6: the heads side by side, then one projection W_O to mix them (chapter 9, cell 1)."""
+
 import streamlit as st
 
+from llm.attention import matmul
+from llm.nn import combine_heads, concat_heads
 from ui.frame import frame
+from ui.text import pick
+from ui.text.concat import TEXT
+from ui.views import (
+    feature_labels,
+    head_feature_labels,
+    heatmap,
+    heatmap_grid,
+    mark_blocks,
+    matrix_table,
+    show_code,
+    show_figure,
+)
+
+SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
 s = frame("page_concat")
-st.title("6_concat")
-st.write(s.lab.trace.heads[s.head].pattern)
+t = lambda name, /, **v: pick(TEXT, s.lang, name, **v)  # noqa: E731
+trace, labels, cfg, params = s.lab.trace, s.lab.labels, s.cfg, s.lab.params
+n_tokens, n_heads, d_head, d_model = len(labels), cfg.n_heads, cfg.d_head, cfg.d_model
+concat_cols = head_feature_labels(n_heads, d_head)  # h0·0, h0·1, h1·0, ...
+out_cols = feature_labels(d_model)
+
+
+def head_name(h: int) -> str:
+    return f"head{str(h).translate(SUBSCRIPTS)}"
+
+
+names = [head_name(h) for h in range(n_heads)]
+row = ", ".join(names if n_heads <= 4 else [*names[:2], "…", names[-1]])  # head₀, head₁, …, head₁₅
+big = d_model > 16  # a 64 × 64 W_O at the default row height would be two screens tall
+
+st.title(t("title"), anchor=False)
+st.latex(r"\mathrm{concat} = [\, z_0 \mid z_1 \mid \cdots \mid z_{H-1} \,]")
+st.latex(r"\mathrm{attn\_out} = \mathrm{concat} \cdot W_O")
+st.write(t("intro"))
+st.write(t("step1", row=row, n_heads=n_heads, d_head=d_head, d_model=d_model))
+st.write(t("step2", d_model=d_model))
+st.info(t("why"))
+if n_heads == 1:
+    st.caption(t("one_head"))
+
+st.subheader(t("z_title"), anchor=False)
+st.write(t("z_intro"))
+heatmap_grid(
+    [head.z for head in trace.heads],
+    labels,
+    [concat_cols[h * d_head : (h + 1) * d_head] for h in range(n_heads)],
+    [t("z_head", h=h, t=n_tokens, d_head=d_head) for h in range(n_heads)],
+    key="z",
+    signed=True,
+    x_title=t("feature"),
+    y_title=t("token"),
+    scale_title=t("scale"),
+)
+
+st.subheader(t("concat_title"), anchor=False)
+concat_fig = heatmap(
+    trace.concat,
+    labels,
+    concat_cols,
+    title=t("concat_heatmap", t=n_tokens, d_model=d_model),
+    signed=True,
+    x_title=t("concat_feature"),
+    y_title=t("token"),
+)
+show_figure(mark_blocks(concat_fig, d_head, n_heads), key="concat")
+st.caption(t("concat_caption"))
+
+st.subheader(t("wo_title"), anchor=False)
+wo_fig = heatmap(
+    params.W_O,
+    concat_cols,
+    out_cols,
+    title=t("wo_heatmap", d_model=d_model),
+    signed=True,
+    height=640 if big else None,
+    x_title=t("feature"),
+    y_title=t("concat_feature"),
+)
+show_figure(mark_blocks(wo_fig, d_head, n_heads, axis="y"), key="w_o")
+st.caption(t("wo_caption"))
+
+st.subheader(t("out_title"), anchor=False)
+show_figure(
+    heatmap(
+        trace.attn_out,
+        labels,
+        out_cols,
+        title=t("out_heatmap", t=n_tokens, d_model=d_model),
+        signed=True,
+        x_title=t("feature"),
+        y_title=t("token"),
+    ),
+    key="attn_out",
+)
+st.write(t("out_caption", n_heads=n_heads) if n_heads > 1 else t("out_caption_one"))
+
+with st.expander(t("tables")):
+    matrix_table(trace.concat, labels, concat_cols, name="concat", key="concat")
+    matrix_table(params.W_O, concat_cols, out_cols, name="W_O", key="w_o")
+    matrix_table(trace.attn_out, labels, out_cols, name="attn_out", key="attn_out")
+
+with st.expander(t("code")):
+    show_code(concat_heads, combine_heads, matmul)

@@ -1,7 +1,129 @@
+"""Page 7: the residual connection, then LayerNorm on every row (chapter 9, cells 3 and 4)."""
+
+import numpy as np
 import streamlit as st
 
+import llm
+from llm.nn import add, layer_norm, residual_layer_norm, row_stats
 from ui.frame import frame
+from ui.text import md_escape, pick
+from ui.text.layernorm import TEXT
+from ui.views import (
+    bar_chart,
+    feature_labels,
+    frame_of,
+    heatmap_grid,
+    matrix_table,
+    show_code,
+    show_figure,
+)
 
-s = frame("page_layernorm")
-st.title("7_layernorm")
-st.write(s.lab.trace.heads[s.head].pattern)
+EPS_OPTIONS = [1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0]
+EPS_DEFAULT = 1e-5  # the chapter's value
+
+
+def eps_label(eps: float) -> str:
+    """The number as the URL and the slider show it: 1e-05, 0.001, 1."""
+    return f"{eps:g}"
+
+
+s = frame("page_layernorm", extra_keys=("eps",))
+t = lambda name, /, **v: pick(TEXT, s.lang, name, **v)  # noqa: E731
+x, attn_out, labels, cfg = s.lab.x, s.lab.trace.attn_out, s.lab.labels, s.cfg
+n_tokens = len(labels)
+features = feature_labels(cfg.d_model)
+
+st.title(t("title"), anchor=False)
+st.latex(r"\mathrm{resid} = X + \mathrm{attn\_out}")
+st.latex(r"\mathrm{ln\_out}_i = \frac{\mathrm{resid}_i - \mu_i}{\sqrt{\sigma_i^2 + \varepsilon}}")
+st.write(t("intro"))
+st.markdown(f"- {t('reason_gradient')}\n- {t('reason_drift')}")
+st.write(t("residual"))
+st.write(t("layernorm"))
+
+raw_eps = st.query_params.get("eps")
+if raw_eps is not None and raw_eps not in map(eps_label, EPS_OPTIONS):
+    # the bound slider drops a value it does not offer; say so, as the frame does for its own
+    st.warning(
+        t(
+            "bad_eps",
+            value=md_escape(raw_eps[:40]),
+            options=", ".join(map(eps_label, EPS_OPTIONS)),
+            used=eps_label(EPS_DEFAULT),
+        ),
+        icon=":material/warning:",
+    )
+eps = st.select_slider(
+    t("eps"),
+    options=EPS_OPTIONS,
+    value=EPS_DEFAULT,
+    format_func=eps_label,
+    help=t("eps_help"),
+    key="eps",
+    bind="query-params",
+    persist_state="session",
+)
+resid, ln_out = llm.residual_layer_norm(x, attn_out, eps=eps)
+mean_before, std_before = llm.row_stats(resid)
+mean_after, std_after = llm.row_stats(ln_out)
+
+st.subheader(t("matrices"), anchor=False)
+heatmap_grid(
+    [x, attn_out, resid, ln_out],
+    labels,
+    [features] * 4,
+    [
+        t("x", t=n_tokens, d_model=cfg.d_model),
+        t("attn_out"),
+        t("resid"),
+        t("ln_out", eps=eps_label(eps)),
+    ],
+    key="matrices",
+    signed=True,
+    x_title=t("feature"),
+    y_title=t("token"),
+    per_row=2,
+)
+
+st.subheader(t("stats"), anchor=False)
+st.write(t("stats_intro"))
+before, after = t("before"), t("after")
+left, right = st.columns(2)
+with left:
+    show_figure(
+        bar_chart({before: mean_before, after: mean_after}, labels, title=t("means_chart")),
+        key="means",
+    )
+with right:
+    show_figure(
+        bar_chart(
+            {before: std_before, after: std_after},
+            labels,
+            title=t("stds_chart"),
+            lines=[(1.0, t("one"))],
+        ),
+        key="stds",
+    )
+stats_cols = [t("mean_before"), t("std_before"), t("mean_after"), t("std_after")]
+# six decimals, so a std of 0.99999 does not read as 1; the mean after in scientific notation,
+# so its -2.8e-17 shows what "0 up to floating-point precision" means
+formats = dict.fromkeys(stats_cols, "%.6f") | {t("mean_after"): "%.1e"}
+st.dataframe(
+    frame_of(np.column_stack([mean_before, std_before, mean_after, std_after]), labels, stats_cols),
+    column_config={c: st.column_config.NumberColumn(format=f) for c, f in formats.items()},
+    width="stretch",
+    key="row_stats",
+)
+st.info(t("std_below"))
+st.caption(t("eps_role"))
+st.write(t("helpers"))
+st.write(t("invariant"))
+
+with st.expander(t("tables")):
+    matrix_table(x, labels, features, name="X", key="x")
+    matrix_table(attn_out, labels, features, name="attn_out", key="attn_out")
+    matrix_table(resid, labels, features, name="resid", key="resid")
+    matrix_table(ln_out, labels, features, name="ln_out", key="ln_out")
+
+with st.expander(t("code")):
+    show_code(add, layer_norm, residual_layer_norm, row_stats)

@@ -1,7 +1,70 @@
+"""Page 8: the readable modules as they are, and their numbers against the engine's."""
+
+import numpy as np
 import streamlit as st
 
+import llm.attention
+import llm.compare
+import llm.nn
+from llm.compare import QUANTITIES, agree, engine_run, max_differences, readable_run
 from ui.frame import frame
+from ui.text import pick
+from ui.text.code import TEXT
+from ui.views import feature_labels, frame_of, matrix_table, shape_text, show_code
+
+EPS = 1e-5  # the chapter's eps; page 7 lets you vary it
 
 s = frame("page_code")
-st.title("8_code")
-st.write(s.lab.trace.heads[s.head].pattern)
+t = lambda name, /, **v: pick(TEXT, s.lang, name, **v)  # noqa: E731
+labels, h = s.lab.labels, s.head
+readable = readable_run(s.lab.x, s.lab.params, s.causal, EPS)
+engine_out = engine_run(s.lab.x, s.lab.params, s.causal, EPS)
+differences = max_differences(readable, engine_out)
+
+st.title(t("title"), anchor=False)
+st.latex(t("formula"))
+st.write(t("intro"))
+
+st.subheader(t("compare"), anchor=False)
+st.write(t("compare_intro", eps=f"{EPS:g}"))
+st.dataframe(
+    frame_of(
+        np.array([[differences[name]] for name in QUANTITIES]),
+        [shape_text(name, engine_out[name]) for name in QUANTITIES],
+        [t("largest")],
+    ),
+    column_config={t("largest"): st.column_config.NumberColumn(format="%.2e")},
+    width="stretch",
+    key="differences",
+)
+if agree(differences):
+    st.success(t("agree"), icon=":material/check_circle:")
+else:
+    st.error(t("disagree"), icon=":material/error:")
+
+st.subheader(t("beside"), anchor=False)
+features = feature_labels(s.cfg.d_model)
+for title, name, mine, theirs, cols in (
+    (t("pattern", h=h), "pattern", readable["pattern"][h], engine_out["pattern"][h], labels),
+    ("ln_out", "ln_out", readable["ln_out"], engine_out["ln_out"], features),
+):
+    st.markdown(f"**{title}**")
+    left, right = st.columns(2)
+    with left:
+        st.caption(t("readable"))
+        matrix_table(np.asarray(mine), labels, cols, name=name, key=f"{name}_readable", digits=6)
+    with right:
+        st.caption(t("engine"))
+        matrix_table(theirs, labels, cols, name=name, key=f"{name}_engine", digits=6)
+
+st.subheader(t("sources"), anchor=False)
+st.write(t("sources_intro"))
+attention_tab, nn_tab, compare_tab = st.tabs([t("attention_tab"), t("nn_tab"), t("compare_tab")])
+with attention_tab:
+    show_code(llm.attention)
+with nn_tab:
+    show_code(llm.nn)
+with compare_tab:
+    show_code(llm.compare)
+
+st.write(t("why"))

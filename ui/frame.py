@@ -105,12 +105,13 @@ def frame(page: str, extra_keys: tuple[str, ...] = ()) -> Settings:
     messages = ss.pop("_url_messages", [])
     if messages:
         st.warning(
-            "\n".join([pick(TEXT, lang, "fixed_title"), *(f"- {m}" for m in messages)]), icon="⚠️"
+            "\n".join([pick(TEXT, lang, "fixed_title"), *(f"- {m}" for m in messages)]),
+            icon=":material/warning:",
         )
     try:
         lab = compute_lab(text, cfg.d_model, cfg.n_heads, cfg.seed, causal, cfg.embeddings)
     except llm.LabError as err:
-        st.error(pick(TEXT, lang, f"err_{err.code}", **err.params), icon="🚫")
+        st.error(pick(TEXT, lang, f"err_{err.code}", **err.params), icon=":material/error:")
         st.stop()
     st.sidebar.caption(
         t(

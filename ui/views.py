@@ -19,6 +19,18 @@ import streamlit as st
 MAX_CELL_TEXT = 12  # print numbers inside cells up to this many rows/cols
 PLOT_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["select2d", "lasso2d"]}
 MASKED_COLOUR = "rgba(128, 128, 128, 0.25)"
+# plotly's named scales as the explicit [position, colour] lists that plotly.js reads
+COLOUR_SCALES = {
+    name: [list(step) for step in go.Heatmap(colorscale=name).colorscale]
+    for name in ("RdBu_r", "Viridis")
+}
+
+
+def fast_figure(data: list[dict], layout: dict) -> go.Figure:
+    """A figure from plain dicts written by this module, without plotly's property-by-property
+    validation, which costs about 10 ms a figure: most of a rerun on a page of heatmaps.
+    The dicts must be what plotly.js reads: explicit colour scales, nested titles, no None."""
+    return go.Figure(data=data, layout=layout, _validate=False)
 
 
 def feature_labels(n: int, prefix: str = "f") -> list[str]:
@@ -29,6 +41,71 @@ def feature_labels(n: int, prefix: str = "f") -> list[str]:
 def shape_text(name: str, m: np.ndarray) -> str:
     """``Q  [5 × 2]`` — the shape line under a table."""
     return f"{name}  [{' × '.join(str(n) for n in m.shape)}]"
+
+
+def heatmap_spec(
+    m: np.ndarray,
+    rows: Sequence[str],
+    cols: Sequence[str],
+    *,
+    title: str = "",
+    signed: bool = False,
+    zmin: float | None = None,
+    zmax: float | None = None,
+    masked: np.ndarray | None = None,
+    masked_label: str = "masked",
+    digits: int = 2,
+    height: int | None = None,
+    x_title: str = "",
+    y_title: str = "",
+    showscale: bool = True,
+) -> tuple[dict, dict]:
+    """The trace and layout dicts of a plotly heatmap of m with token labels, row 0 on top.
+
+    ``masked`` (bool, True = masked) cells are drawn grey with a × and say ``masked_label`` on
+    hover, so a masked cell never reads as a low value. ``signed`` picks a red-blue scale centred
+    on 0 for scores and raw numbers; otherwise viridis.
+    Shapes: m [R, C], rows R labels, cols C labels.
+    """
+    z = np.array(m, dtype=np.float64)
+    hidden = np.zeros(z.shape, dtype=bool) if masked is None else np.asarray(masked, dtype=bool)
+    z = np.where(hidden | ~np.isfinite(z), np.nan, z)
+    show_text = max(z.shape) <= MAX_CELL_TEXT
+    hover = np.where(hidden, masked_label, np.vectorize(lambda v: f"{v:.6g}")(np.nan_to_num(z)))
+    trace: dict[str, object] = {
+        "type": "heatmap",
+        "z": z,
+        "x": list(cols),
+        "y": list(rows),
+        "customdata": hover,
+        "hovertemplate": f"{y_title or 'row'} %{{y}} → {x_title or 'col'} %{{x}}<br>"
+        "%{customdata}<extra></extra>",
+        "xgap": 1,
+        "ygap": 1,
+        "showscale": showscale,
+    }
+    if show_text:  # the cell numbers, formatted only when they are drawn
+        text = np.where(hidden, "×", np.vectorize(lambda v: f"{v:.{digits}f}")(np.nan_to_num(z)))
+        trace.update(text=text, texttemplate="%{text}")
+    if signed:
+        bound = float(np.nanmax(np.abs(z))) if np.isfinite(z).any() else 1.0
+        trace.update(colorscale=COLOUR_SCALES["RdBu_r"], zmid=0.0, zmin=-bound, zmax=bound)
+    else:
+        trace["colorscale"] = COLOUR_SCALES["Viridis"]
+        trace.update({k: v for k, v in (("zmin", zmin), ("zmax", zmax)) if v is not None})
+    layout: dict[str, object] = {
+        "xaxis": {
+            "type": "category",
+            "title": {"text": x_title},
+            "tickangle": 0 if len(cols) <= 10 else -60,
+        },
+        "yaxis": {"type": "category", "title": {"text": y_title}, "autorange": "reversed"},
+        "title": {"text": title, "font": {"size": 14}} if title else {},
+        "height": height or max(240, (34 if len(rows) <= MAX_CELL_TEXT else 20) * len(rows) + 130),
+        "margin": {"l": 10, "r": 10, "t": 40 if title else 10, "b": 10},
+        "plot_bgcolor": MASKED_COLOUR,
+    }
+    return trace, layout
 
 
 def heatmap(
@@ -48,49 +125,25 @@ def heatmap(
     y_title: str = "",
     showscale: bool = True,
 ) -> go.Figure:
-    """A plotly heatmap of m with token labels, row 0 on top.
-
-    ``masked`` (bool, True = masked) cells are drawn grey with a × and say ``masked_label`` on
-    hover, so a masked cell never reads as a low value. ``signed`` picks a red-blue scale centred
-    on 0 for scores and raw numbers; otherwise viridis.
-    Shapes: m [R, C], rows R labels, cols C labels.
-    """
-    z = np.array(m, dtype=np.float64)
-    hidden = np.zeros(z.shape, dtype=bool) if masked is None else np.asarray(masked, dtype=bool)
-    z = np.where(hidden | ~np.isfinite(z), np.nan, z)
-    show_text = max(z.shape) <= MAX_CELL_TEXT
-    text = np.where(hidden, "×", np.vectorize(lambda v: f"{v:.{digits}f}")(np.nan_to_num(z)))
-    hover = np.where(hidden, masked_label, np.vectorize(lambda v: f"{v:.6g}")(np.nan_to_num(z)))
-    if signed:
-        bound = float(np.nanmax(np.abs(z))) if np.isfinite(z).any() else 1.0
-        scale = {"colorscale": "RdBu_r", "zmid": 0.0, "zmin": -bound, "zmax": bound}
-    else:
-        scale = {"colorscale": "Viridis", "zmin": zmin, "zmax": zmax}
-    fig = go.Figure(
-        go.Heatmap(
-            z=z,
-            x=np.array(cols, dtype=object),
-            y=np.array(rows, dtype=object),
-            text=text if show_text else None,
-            texttemplate="%{text}" if show_text else None,
-            customdata=hover,
-            hovertemplate=f"{y_title or 'row'} %{{y}} → {x_title or 'col'} %{{x}}<br>"
-            "%{customdata}<extra></extra>",
-            xgap=1,
-            ygap=1,
+    """A plotly heatmap of m with token labels, row 0 on top (see ``heatmap_spec``)."""
+    return fast_figure(
+        *heatmap_spec(
+            m,
+            rows,
+            cols,
+            title=title,
+            signed=signed,
+            zmin=zmin,
+            zmax=zmax,
+            masked=masked,
+            masked_label=masked_label,
+            digits=digits,
+            height=height,
+            x_title=x_title,
+            y_title=y_title,
             showscale=showscale,
-            **scale,
         )
     )
-    fig.update_xaxes(type="category", title_text=x_title, tickangle=0 if len(cols) <= 10 else -60)
-    fig.update_yaxes(type="category", title_text=y_title, autorange="reversed")
-    fig.update_layout(
-        title={"text": title, "font": {"size": 14}} if title else None,
-        height=height or max(240, (34 if len(rows) <= MAX_CELL_TEXT else 20) * len(rows) + 130),
-        margin={"l": 10, "r": 10, "t": 40 if title else 10, "b": 10},
-        plot_bgcolor=MASKED_COLOUR,
-    )
-    return fig
 
 
 def show_figure(fig: go.Figure, key: str) -> None:
@@ -144,13 +197,17 @@ def mark_blocks(fig: go.Figure, size: int, count: int, axis: str = "x") -> go.Fi
 
     Shapes: an axis of size * count categories gets count - 1 lines, between the blocks.
     """
+    line = {"color": "black", "width": 2}
+    shapes = []
     for k in range(1, count):
         edge = k * size - 0.5  # categories sit at 0, 1, ...: the line goes between two of them
-        line = {"line_width": 2, "line_color": "black"}
         if axis == "x":
-            fig.add_vline(x=edge, **line)
+            ends = {"x0": edge, "x1": edge, "xref": "x", "y0": 0, "y1": 1, "yref": "y domain"}
         else:
-            fig.add_hline(y=edge, **line)
+            ends = {"x0": 0, "x1": 1, "xref": "x domain", "y0": edge, "y1": edge, "yref": "y"}
+        shapes.append({"type": "line", "line": line, **ends})
+    if shapes:  # one layout update: plotly's add_vline costs ~10 ms a line
+        fig.update_layout(shapes=[*fig.layout.shapes, *shapes])
     return fig
 
 
@@ -159,21 +216,24 @@ def colour_scale(
 ) -> go.Figure:
     """One horizontal colour bar, alone: the shared scale of a grid of heatmaps."""
     ticks = np.linspace(zmin, zmax, 101)
-    fig = go.Figure(
-        go.Heatmap(
-            z=[ticks],
-            x=ticks,
-            colorscale="RdBu_r" if signed else "Viridis",
-            zmin=zmin,
-            zmax=zmax,
-            showscale=False,
-            hoverinfo="skip",
-        )
-    )
-    fig.update_yaxes(visible=False, fixedrange=True)
-    fig.update_xaxes(title_text=title, fixedrange=True)
+    trace = {
+        "type": "heatmap",
+        "z": [ticks.tolist()],
+        "x": ticks,
+        "colorscale": COLOUR_SCALES["RdBu_r" if signed else "Viridis"],
+        "zmin": zmin,
+        "zmax": zmax,
+        "showscale": False,
+        "hoverinfo": "skip",
+    }
     # the bottom margin leaves room for the tick numbers and the title under the bar
-    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 5, "b": 50})
+    layout = {
+        "xaxis": {"title": {"text": title}, "fixedrange": True},
+        "yaxis": {"visible": False, "fixedrange": True},
+        "height": height,
+        "margin": {"l": 10, "r": 10, "t": 5, "b": 50},
+    }
+    fig = fast_figure([trace], layout)
     return fig
 
 
@@ -212,7 +272,7 @@ def heatmap_grid(
     for start in range(0, len(mats), per_row):
         slots = st.columns(per_row)
         for slot, n in zip(slots, range(start, min(start + per_row, len(mats)))):
-            fig = heatmap(
+            trace, layout = heatmap_spec(
                 mats[n],
                 rows,
                 cols[n],
@@ -228,18 +288,27 @@ def heatmap_grid(
                 y_title=y_title,
                 showscale=False,
             )
-            # one scale for all: the signed bound above, not each matrix's own
-            fig.update_traces(zmin=zmin, zmax=zmax)
+            # edits on the dicts, not plotly's update_*: those cost milliseconds a figure
+            trace.update(zmin=zmin, zmax=zmax)  # one scale for all, not each matrix's own
             if not show_text:
-                fig.update_traces(text=None, texttemplate=None)
-            fig.update_xaxes(title_text="")
-            fig.update_yaxes(title_text="")
+                trace.pop("text", None)
+                trace.pop("texttemplate", None)
+            if len(rows) > MAX_CELL_TEXT:
+                trace.update(xgap=0, ygap=0)  # tiny cells: a 1 px gap would hide a third
+            layout["xaxis"]["title"]["text"] = layout["yaxis"]["title"]["text"] = ""
             with slot:
-                show_figure(fig, key=f"{key}_{n}")
+                show_figure(fast_figure([trace], layout), key=f"{key}_{n}")
+
+
+def _bar_text(value: float | None, digits: int) -> str:
+    if value is None or not np.isfinite(value):
+        return ""
+    # + 0.0 turns a rounded -0.0 into 0.0: a mean of -1e-17 reads "0.00", not "-0.00"
+    return f"{round(value, digits) + 0.0:.{digits}f}"
 
 
 def bar_chart(
-    series: dict[str, Sequence[float]],
+    series: dict[str, Sequence[float | None]],
     categories: Sequence[str],
     *,
     title: str = "",
@@ -247,46 +316,51 @@ def bar_chart(
     lines: Sequence[tuple[float, str]] = (),
     digits: int = 2,
     height: int = 340,
+    barmode: str = "group",
 ) -> go.Figure:
-    """Grouped bars, one colour per series, with optional labelled horizontal reference lines.
+    """Bars, one colour per series, with optional labelled horizontal reference lines.
 
+    ``barmode="group"`` puts the series side by side; ``"relative"`` lets series that fill
+    different categories (None elsewhere) share one bar width, e.g. one colour per kind of head.
     Shapes: series {name: [N]}, categories N labels, lines [(y, label)].
     """
     palette = ("#1f5fa8", "#e08a1e", "#2a9d8f", "#8e5ea2")  # distinguishable with colour blindness
-    fig = go.Figure(
-        [
-            go.Bar(
-                x=np.array(categories, dtype=object),
-                y=np.asarray(values, dtype=np.float64),
-                name=name,
-                marker_color=palette[n % len(palette)],
-                # + 0.0 turns a rounded -0.0 into 0.0: a mean of -1e-17 reads "0.00", not "-0.00"
-                text=[f"{round(v, digits) + 0.0:.{digits}f}" for v in values]
-                if len(categories) <= 16
-                else None,
-                textposition="auto",  # inside a tall bar, so it never sits on a reference line
-                cliponaxis=False,
-                hovertemplate=f"%{{x}}<br>{name}: %{{y:.6g}}<extra></extra>",
-            )
-            for n, (name, values) in enumerate(series.items())
-        ]
-    )
-    for y, label in lines:
-        fig.add_hline(
-            y=y,
-            line_dash="dash",
-            line_color="#555555",
-            annotation_text=label,
-            annotation_position="top right",
-        )
-    fig.update_xaxes(type="category", tickangle=0)
-    fig.update_yaxes(title_text=y_title, rangemode="tozero")
-    fig.update_layout(
-        title={"text": title, "font": {"size": 14}} if title else None,
-        height=height,
-        barmode="group",
-        showlegend=len(series) > 1,
-        legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0, "xanchor": "left"},
-        margin={"l": 10, "r": 10, "t": 60 if title else 30, "b": 10},
-    )
-    return fig
+    data = []
+    for n, (name, values) in enumerate(series.items()):
+        trace = {
+            "type": "bar",
+            "x": list(categories),
+            "y": np.array([np.nan if v is None else v for v in values], dtype=np.float64),
+            "name": name,
+            "marker": {"color": palette[n % len(palette)]},
+            "textposition": "auto",  # inside a tall bar, so it never sits on a reference line
+            "cliponaxis": False,
+            "hovertemplate": f"%{{x}}<br>{name}: %{{y:.6g}}<extra></extra>",
+        }
+        if len(categories) <= 16:
+            trace["text"] = [_bar_text(v, digits) for v in values]
+        data.append(trace)
+    # dashed reference lines across the plot, each labelled at its right end
+    dash = {"color": "#555555", "dash": "dash"}
+    across = {"x0": 0, "x1": 1, "xref": "x domain", "yref": "y"}
+    shapes = [{"type": "line", "line": dash, "y0": y, "y1": y, **across} for y, _ in lines]
+    notes = [
+        {"text": label, "showarrow": False, "x": 1, "xanchor": "right", "xref": "x domain"}
+        | {"y": y, "yanchor": "bottom", "yref": "y"}
+        for y, label in lines
+    ]
+    # many categories: let plotly turn the labels so they never overlap on a phone
+    xaxis = {"type": "category"} | ({"tickangle": 0} if len(categories) <= 8 else {})
+    layout = {
+        "xaxis": xaxis,
+        "yaxis": {"title": {"text": y_title}, "rangemode": "tozero"},
+        "title": {"text": title, "font": {"size": 14}} if title else {},
+        "height": height,
+        "barmode": barmode,
+        "showlegend": len(series) > 1,
+        "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0, "xanchor": "left"},
+        "margin": {"l": 10, "r": 10, "t": 60 if title else 30, "b": 10},
+    }
+    if lines:
+        layout.update(shapes=shapes, annotations=notes)
+    return fast_figure(data, layout)

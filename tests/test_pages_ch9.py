@@ -1,0 +1,426 @@
+"""AppTest tests of the chapter 9 pages: 5 many heads, 6 concat + W_O, 7 residual + LayerNorm,
+8 the code.
+
+Each page is opened the way a shared link opens it: the URL parameters are set before the first
+run. What a page shows (plotly specs, dataframes) is compared with ``llm`` run directly in the
+test on the same settings, so a page that shows another head, seed, d_model or eps fails.
+Each (page, link) pair runs once per session (``_opened``).
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import inspect
+import json
+import math
+import string
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import llm
+import llm.nn
+from llm.compare import (
+    QUANTITIES,
+    agree,
+    compare_implementations,
+    engine_run,
+    max_differences,
+    readable_run,
+)
+from ui.text.code import TEXT as CODE_TEXT
+from ui.text.concat import TEXT as CONCAT_TEXT
+from ui.text.heads import TEXT as HEADS_TEXT
+from ui.text.layernorm import TEXT as LAYERNORM_TEXT
+
+PAGES = {
+    "heads": "../pages/5_heads.py",
+    "concat": "../pages/6_concat.py",
+    "layernorm": "../pages/7_layernorm.py",
+    "code": "../pages/8_code.py",
+}
+TEXTS = {
+    "heads": HEADS_TEXT,
+    "concat": CONCAT_TEXT,
+    "layernorm": LAYERNORM_TEXT,
+    "code": CODE_TEXT,
+}
+SENTENCE_32 = " ".join(f"w{n % 20}" for n in range(32))  # 32 tokens, w0..w11 twice
+LINKS: dict[str, dict[str, str]] = {
+    "chapter8": {"d_model": "4", "n_heads": "1", "embeddings": "handmade"},
+    "chapter9": {},
+    "wide": {"d_model": "64", "n_heads": "16", "head": "13", "text": SENTENCE_32},
+    "no_mask": {"causal": "false", "seed": "5"},
+    "repeats": {"text": "the cat saw the other cat, the end", "head": "2", "seed": "11"},
+    "seed3": {"seed": "3"},
+    "d_model6": {"d_model": "6", "n_heads": "3"},
+}
+SMOKE = ("chapter8", "chapter9", "wide", "no_mask", "repeats")
+
+
+@functools.cache
+def _opened(page: str, link: tuple[tuple[str, str], ...]) -> AppTest:
+    """The page after its first run on this link (query parameters)."""
+    at = AppTest.from_file(PAGES[page], default_timeout=30)
+    for key, value in link:
+        at.query_params[key] = value
+    at.run()
+    return at
+
+
+def opened(page: str, link: dict[str, str]) -> AppTest:
+    at = _opened(page, tuple(sorted(link.items())))
+    assert not at.exception, at.exception
+    return at
+
+
+class Expected:
+    """The same settings run through ``llm`` directly, as the page should have."""
+
+    def __init__(self, link: dict[str, str]) -> None:
+        self.cfg = llm.AttentionConfig(
+            d_model=int(link.get("d_model", 8)),
+            n_heads=int(link.get("n_heads", 4)),
+            seed=int(link.get("seed", 0)),
+            embeddings=link.get("embeddings", "seeded"),
+        )
+        self.tokens = llm.tokenize(link.get("text", "the cat sat on mat"))
+        self.labels = llm.token_labels(self.tokens)
+        self.x = llm.embed(self.tokens, self.cfg)
+        self.params = llm.init_params(self.cfg)
+        self.causal = link.get("causal", "true") == "true"
+        self.h = int(link.get("head", 0))
+        self.trace = llm.multi_head_attention(self.x, self.params, causal=self.causal)
+
+
+def figure(at: AppTest, key: str) -> dict:
+    """The plotly spec of the chart drawn with ``show_figure(..., key=key)``."""
+    (chart,) = [c for c in at.get("plotly_chart") if c.proto.id.endswith(f"-{key}")]
+    return json.loads(chart.proto.spec)
+
+
+def figure_keys(at: AppTest, prefix: str) -> list[str]:
+    """The keys of the charts whose key starts with ``prefix``, in page order."""
+    ids = [c.proto.id for c in at.get("plotly_chart")]
+    return [i[i.rindex(f"-{prefix}") + 1 :] for i in ids if f"-{prefix}" in i]
+
+
+def array_of(value: object) -> np.ndarray:
+    """A plotly data array as floats (plotly may send it base64-encoded; null = NaN)."""
+    if isinstance(value, dict):
+        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        shape = value.get("shape", str(len(flat)))  # "5, 5"
+        return flat.reshape([int(n) for n in str(shape).split(",")]).astype(np.float64)
+    return np.array(value, dtype=np.float64)
+
+
+def z_of(spec: dict) -> np.ndarray:
+    return array_of(spec["data"][0]["z"])
+
+
+def tables(at: AppTest) -> list:
+    return [df.value for df in at.main.dataframe]
+
+
+def close_to_shown(shown, exact: np.ndarray, digits: int = 3) -> None:
+    """A table rounded to ``digits`` decimals shows these exact numbers."""
+    np.testing.assert_allclose(
+        np.asarray(shown, dtype=np.float64), exact, rtol=0, atol=0.51 * 10**-digits
+    )
+
+
+def shown_text(at: AppTest) -> str:
+    """Every sentence of the page body: markdown, alerts and headings."""
+    parts = [*at.main.markdown, *at.main.info, *at.main.warning, *at.main.subheader]
+    return "\n".join(p.value for p in parts)
+
+
+# --- every page, every kind of link ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("link", SMOKE)
+@pytest.mark.parametrize("page", PAGES)
+def test_page_runs_and_shows_its_title(page: str, link: str) -> None:
+    at = opened(page, LINKS[link])
+    assert at.title[0].value == TEXTS[page]["en"]["title"]
+    assert not at.error
+    assert len(at.main.latex) >= 1
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_french_link_changes_the_text(page: str) -> None:
+    en, fr = opened(page, {}), opened(page, {"lang": "fr"})
+    assert fr.title[0].value == TEXTS[page]["fr"]["title"] != en.title[0].value
+    assert shown_text(fr) != shown_text(en)
+    assert TEXTS[page]["fr"]["intro"].split(":")[0][:40] in shown_text(fr)
+
+
+def placeholders(sentence: str) -> set[str]:
+    return {field for _, field, _, _ in string.Formatter().parse(sentence) if field is not None}
+
+
+def test_every_text_exists_in_both_languages() -> None:
+    for text in TEXTS.values():
+        assert set(text["en"]) == set(text["fr"])
+        for name, sentence in text["en"].items():
+            assert text["fr"][name].strip(), name
+            if name != "formula":  # LaTeX braces, shown as they are, never formatted
+                # the same placeholders, so a value shown in English is shown in French too
+                assert placeholders(sentence) == placeholders(text["fr"][name]), name
+
+
+# --- page 5: many heads ---------------------------------------------------------------------
+
+KINDS = ("sharp", "mixed", "diffuse")
+
+
+def entropy_bars(spec: dict) -> np.ndarray:
+    """The bar of every head, whichever series (kind of head) holds it."""
+    return np.nansum([array_of(bar["y"]) for bar in spec["data"]], axis=0)
+
+
+@pytest.mark.parametrize("link", ["chapter8", "chapter9", "wide", "no_mask", "repeats", "seed3"])
+def test_heads_patterns_labels_and_entropy_bars(link: str) -> None:
+    at, want = opened("heads", LINKS[link]), Expected(LINKS[link])
+    heads = want.trace.heads
+    keys = [k for k in figure_keys(at, "patterns_") if k != "patterns_scale"]
+    assert keys == [f"patterns_{h}" for h in range(want.cfg.n_heads)]
+    for h, head in enumerate(heads):
+        spec = figure(at, f"patterns_{h}")
+        z = z_of(spec)
+        np.testing.assert_allclose(z[want.trace.mask], head.pattern[want.trace.mask], atol=1e-12)
+        assert np.isnan(z[~want.trace.mask]).all()  # masked cells drawn as masked, not as 0
+        trace = spec["data"][0]
+        assert (trace["zmin"], trace["zmax"], trace["showscale"]) == (0.0, 1.0, False)
+        label = HEADS_TEXT["en"][llm.classify_head(head.pattern, want.causal)]
+        assert spec["layout"]["title"]["text"] == (
+            f"head {h} · {label} · H̄ = {llm.head_entropy(head.pattern):.2f}"
+        )
+        assert [str(v) for v in trace["y"]] == want.labels
+    # the one colour bar for all heads runs from 0 to 1
+    scale = figure(at, "patterns_scale")["data"][0]
+    assert (scale["zmin"], scale["zmax"]) == (0.0, 1.0)
+
+    bars = figure(at, "entropy_bars")
+    # one series per kind of head: each head's bar sits in the series of its label
+    assert [b["name"] for b in bars["data"]] == [HEADS_TEXT["en"][k] for k in KINDS]
+    np.testing.assert_allclose(
+        entropy_bars(bars), [llm.head_entropy(head.pattern) for head in heads], rtol=0, atol=1e-12
+    )
+    for bar, kind in zip(bars["data"], KINDS):
+        mine = [llm.classify_head(head.pattern, want.causal) == kind for head in heads]
+        assert np.isfinite(array_of(bar["y"])).tolist() == mine
+    n_tokens = len(want.tokens)
+    lines = sorted(shape["y0"] for shape in bars["layout"]["shapes"])
+    expected = [math.log(n_tokens)]
+    if want.causal:
+        expected.append(float(llm.max_row_entropy(n_tokens, True).mean()))
+    np.testing.assert_allclose(lines, sorted(expected), rtol=0, atol=1e-12)
+
+    (rows,) = tables(at)
+    assert list(rows.index) == want.labels
+    columns = [llm.row_entropy(head.pattern) for head in heads]
+    columns.append(llm.max_row_entropy(n_tokens, want.causal))
+    close_to_shown(rows.to_numpy(), np.column_stack(columns))
+
+
+def test_heads_five_tokens_max_is_ln5_and_causal_max_lower() -> None:
+    spec = figure(opened("heads", {}), "entropy_bars")
+    lines = sorted(shape["y0"] for shape in spec["layout"]["shapes"])
+    # causal: rows see 1..5 tokens, mean of ln 1..ln 5 = ln(120) / 5
+    np.testing.assert_allclose(lines, [math.log(120) / 5, math.log(5)], atol=1e-12)
+    assert round(math.log(5), 2) == 1.61
+    (no_mask,) = figure(opened("heads", LINKS["no_mask"]), "entropy_bars")["layout"]["shapes"]
+    assert no_mask["y0"] == pytest.approx(math.log(5), abs=1e-12)
+
+
+def test_heads_many_heads_stay_readable() -> None:
+    at = opened("heads", LINKS["wide"])
+    for h in range(16):
+        spec = figure(at, f"patterns_{h}")
+        assert not spec["data"][0].get("texttemplate")  # no numbers in 32 × 32 cells
+        assert spec["layout"]["height"] <= 400
+
+
+def test_heads_settings_change_the_numbers() -> None:
+    shown = {
+        link: entropy_bars(figure(opened("heads", LINKS[link]), "entropy_bars"))
+        for link in ("chapter9", "seed3", "d_model6", "no_mask")
+    }
+    assert len(shown["d_model6"]) == 3
+    assert not np.allclose(shown["chapter9"], shown["seed3"])
+    assert not np.allclose(shown["chapter9"], shown["no_mask"])
+
+
+# --- page 6: concat + W_O ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("link", ["chapter8", "chapter9", "wide", "repeats", "d_model6"])
+def test_concat_shows_heads_concat_w_o_and_attn_out(link: str) -> None:
+    at, want = opened("concat", LINKS[link]), Expected(LINKS[link])
+    n_heads, d_head = want.cfg.n_heads, want.cfg.d_head
+    cols = [f"h{h}·{i}" for h in range(n_heads) for i in range(d_head)]
+    bound = max(float(np.abs(head.z).max()) for head in want.trace.heads)
+    for h, head in enumerate(want.trace.heads):
+        spec = figure(at, f"z_{h}")
+        np.testing.assert_allclose(z_of(spec), head.z, rtol=0, atol=1e-12)
+        assert spec["data"][0]["x"] == cols[h * d_head : (h + 1) * d_head]
+        # one colour scale for every head: the largest |z| of all heads
+        assert spec["data"][0]["zmax"] == pytest.approx(bound)
+        assert spec["data"][0]["zmin"] == pytest.approx(-bound)
+
+    concat = figure(at, "concat")
+    np.testing.assert_allclose(z_of(concat), want.trace.concat, rtol=0, atol=1e-12)
+    assert concat["data"][0]["x"] == cols
+    # a separator between every two head blocks, none at the edges
+    edges = sorted(s["x0"] for s in concat["layout"].get("shapes", []))
+    assert edges == [k * d_head - 0.5 for k in range(1, n_heads)]
+
+    w_o = figure(at, "w_o")
+    np.testing.assert_allclose(z_of(w_o), want.params.W_O, rtol=0, atol=1e-12)
+    assert [s["y0"] for s in w_o["layout"].get("shapes", [])] == edges
+    np.testing.assert_allclose(z_of(figure(at, "attn_out")), want.trace.attn_out, atol=1e-12)
+    np.testing.assert_allclose(want.trace.concat @ want.params.W_O, want.trace.attn_out, atol=1e-12)
+
+    concat_t, w_o_t, attn_out_t = tables(at)
+    assert list(concat_t.columns) == cols and list(concat_t.index) == want.labels
+    close_to_shown(concat_t.to_numpy(), want.trace.concat)
+    close_to_shown(w_o_t.to_numpy(), want.params.W_O)
+    close_to_shown(attn_out_t.to_numpy(), want.trace.attn_out)
+
+
+def test_concat_settings_change_the_numbers() -> None:
+    a = z_of(figure(opened("concat", {}), "attn_out"))
+    b = z_of(figure(opened("concat", LINKS["seed3"]), "attn_out"))
+    assert a.shape == b.shape == (5, 8) and not np.allclose(a, b)
+    assert z_of(figure(opened("concat", LINKS["d_model6"]), "attn_out")).shape == (5, 6)
+
+
+# --- page 7: residual + LayerNorm ----------------------------------------------------------
+
+
+def stats_of(at: AppTest) -> np.ndarray:
+    """The row statistics table: mean before, std before, mean after, std after."""
+    return tables(at)[0].to_numpy(dtype=np.float64)
+
+
+@pytest.mark.parametrize("link", ["chapter8", "chapter9", "wide", "no_mask", "repeats"])
+def test_layernorm_matrices_and_row_stats(link: str) -> None:
+    at, want = opened("layernorm", LINKS[link]), Expected(LINKS[link])
+    assert at.select_slider(key="eps").value == 1e-5
+    resid, ln_out = llm.residual_layer_norm(want.x, want.trace.attn_out, eps=1e-5)
+    for n, m in enumerate((want.x, want.trace.attn_out, resid, ln_out)):
+        np.testing.assert_allclose(z_of(figure(at, f"matrices_{n}")), m, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(resid, want.x + want.trace.attn_out, atol=0)
+
+    stats = stats_of(at)
+    assert list(tables(at)[0].index) == want.labels
+    np.testing.assert_allclose(stats[:, 0], resid.mean(axis=1), atol=1e-12)
+    np.testing.assert_allclose(stats[:, 1], resid.std(axis=1), atol=1e-12)
+    # what is shown after LayerNorm: mean 0, std 1 up to eps
+    np.testing.assert_allclose(stats[:, 2], 0.0, atol=1e-12)
+    assert (stats[:, 3] < 1.0).all() and (stats[:, 3] > 0.999).all()
+    # eps inside the sqrt: std after = std / sqrt(std² + eps), from the shown std before
+    np.testing.assert_allclose(
+        stats[:, 3], stats[:, 1] / np.sqrt(stats[:, 1] ** 2 + 1e-5), rtol=1e-12
+    )
+    x_tab, attn_tab, resid_tab, ln_tab = tables(at)[1:]
+    close_to_shown(ln_tab.to_numpy(), ln_out)
+    close_to_shown(resid_tab.to_numpy(), resid)
+
+    means = figure(at, "means")["data"]
+    np.testing.assert_allclose(array_of(means[1]["y"]), 0.0, atol=1e-12)
+    stds = figure(at, "stds")
+    np.testing.assert_allclose(array_of(stds["data"][1]["y"]), stats[:, 3], atol=1e-12)
+    assert [s["y0"] for s in stds["layout"]["shapes"]] == [1.0]
+
+
+def test_layernorm_large_eps_lowers_the_std() -> None:
+    at, want = opened("layernorm", {"eps": "1"}), Expected({})
+    assert at.select_slider(key="eps").value == 1.0
+    assert not at.warning
+    stats = stats_of(at)
+    _, ln_out = llm.residual_layer_norm(want.x, want.trace.attn_out, eps=1.0)
+    np.testing.assert_allclose(stats[:, 3], ln_out.std(axis=1), atol=1e-12)
+    np.testing.assert_allclose(stats[:, 3], stats[:, 1] / np.sqrt(stats[:, 1] ** 2 + 1.0))
+    assert stats[:, 3].max() < 0.9  # visibly below 1: every row here has variance near 1
+    assert (stats_of(opened("layernorm", {}))[:, 3] > stats[:, 3] + 0.1).all()
+    np.testing.assert_allclose(stats[:, 2], 0.0, atol=1e-12)  # the mean stays 0
+    assert "eps = 1" in figure(at, "matrices_3")["layout"]["title"]["text"]
+
+
+def test_layernorm_bad_eps_is_replaced_and_said() -> None:
+    at = opened("layernorm", {"eps": "banana"})
+    assert at.select_slider(key="eps").value == 1e-5
+    assert "banana" in "\n".join(w.value for w in at.warning)
+    np.testing.assert_allclose(stats_of(at), stats_of(opened("layernorm", {})), atol=0)
+
+
+def test_layernorm_markup_in_eps_is_shown_as_text() -> None:
+    at = opened("layernorm", {"eps": "[x](https://example.com)<b>"})
+    (warning,) = at.warning
+    assert r"\[x\]\(https\:" in warning.value and r"\<b\>" in warning.value
+
+
+def test_layernorm_moving_eps_updates_the_numbers() -> None:
+    at = AppTest.from_file(PAGES["layernorm"], default_timeout=30)
+    at.run()
+    at.select_slider(key="eps").set_value(0.1).run()
+    assert not at.exception
+    stats = stats_of(at)
+    np.testing.assert_allclose(stats[:, 3], stats[:, 1] / np.sqrt(stats[:, 1] ** 2 + 0.1))
+    assert "eps = 0.1" in figure(at, "matrices_3")["layout"]["title"]["text"]
+
+
+def test_layernorm_settings_change_the_numbers() -> None:
+    a, b = stats_of(opened("layernorm", {})), stats_of(opened("layernorm", LINKS["seed3"]))
+    assert not np.allclose(a[:, :2], b[:, :2])
+
+
+# --- page 8: the code ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("link", ["chapter8", "chapter9", "wide", "no_mask", "repeats"])
+def test_code_readable_matches_engine(link: str) -> None:
+    at, want = opened("code", LINKS[link]), Expected(LINKS[link])
+    differences, *beside = tables(at)
+    assert [name.split()[0] for name in differences.index] == list(QUANTITIES)
+    shown = differences.iloc[:, 0].to_numpy(dtype=np.float64)
+    assert (shown >= 0.0).all() and shown.max() < 1e-12
+    direct = compare_implementations(want.x, want.params, want.causal)
+    np.testing.assert_array_equal(shown, [direct[name] for name in QUANTITIES])
+    assert at.success and not at.main.error
+
+    pattern_readable, pattern_engine, ln_readable, ln_engine = beside
+    head = want.trace.heads[want.h]
+    _, ln_out = llm.residual_layer_norm(want.x, want.trace.attn_out)
+    for table, exact in (
+        (pattern_readable, head.pattern),
+        (pattern_engine, head.pattern),
+        (ln_readable, ln_out),
+        (ln_engine, ln_out),
+    ):
+        close_to_shown(table.to_numpy(), exact, digits=6)
+
+
+def test_code_shows_the_real_source() -> None:
+    at = opened("code", {})
+    shown = [block.value.strip() for block in at.main.code]
+    assert inspect.getsource(llm.attention).strip() in shown
+    assert inspect.getsource(llm.nn).strip() in shown
+    assert any("def compare_implementations" in block for block in shown)
+
+
+def test_compare_reports_a_planted_difference() -> None:
+    want = Expected({})
+    readable = readable_run(want.x, want.params, want.causal)
+    engine_out = engine_run(want.x, want.params, want.causal)
+    assert agree(max_differences(readable, engine_out))
+    engine_out["ln_out"] = engine_out["ln_out"].copy()
+    engine_out["ln_out"][2, 3] += 1e-9
+    planted = max_differences(readable, engine_out)
+    assert planted["ln_out"] == pytest.approx(1e-9, rel=1e-3)
+    assert not agree(planted)
+    assert agree(planted, tol=1e-8)
