@@ -92,6 +92,7 @@ def frame(page: str, extra_keys: tuple[str, ...] = ()) -> Settings:
             ss["_url_fixes"] = fixes
     elif "_url_fixes" in ss:
         ss.update(ss.pop("_url_fixes"))
+        ss["_sync_url"] = True
 
     with st.sidebar:
         lang = _language_control()
@@ -100,7 +101,9 @@ def frame(page: str, extra_keys: tuple[str, ...] = ()) -> Settings:
         st.header(t("settings"), anchor=False)
         text, cfg, causal, head = _controls(t)
 
-    if "_url_fixes" in ss:
+    if "_url_fixes" in ss or ss.pop("_sync_url", False):
+        # a value the app sets on a URL-bound widget reaches the address bar one run late in
+        # Streamlit 1.67: one more run right away keeps the link equal to what the page shows
         st.rerun()
     messages = ss.pop("_url_messages", [])
     if messages:
@@ -161,10 +164,12 @@ def _apply_preset(name: str) -> None:
     st.session_state.update(PRESETS[name])
     st.session_state["text"] = DEFAULT_TEXT
     st.session_state["head"] = 0
+    st.session_state["_sync_url"] = True
 
 
 def _new_seed() -> None:
     st.session_state["seed"] = secrets.randbelow(llm.MAX_SEED + 1)
+    st.session_state["_sync_url"] = True
 
 
 def _controls(t: Callable[..., str]) -> tuple[str, llm.AttentionConfig, bool, int]:

@@ -1,0 +1,32 @@
+# Attention Lab in one container, served on port 8501.
+# Hugging Face Spaces (Docker SDK, app_port: 8501) and any container host run it as it is:
+#   docker build -t attention-lab .
+#   docker run --rm -p 127.0.0.1:8501:8501 attention-lab    # then open http://127.0.0.1:8501
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+# Spaces run the container as UID 1000; the app runs as that user everywhere, never as root
+RUN useradd --create-home --uid 1000 user
+ENV HOME=/home/user
+WORKDIR /home/user/app
+
+# requirements first: code changes reuse the cached dependency layer
+COPY requirements.txt .
+RUN pip install -r requirements.txt
+
+COPY --chown=user:user . .
+USER user
+
+EXPOSE 8501
+# the slim image has no curl; the standard library asks the health endpoint instead
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+    CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=4)"]
+
+# .streamlit/config.toml holds the public-server settings. 0.0.0.0 is the container's own
+# interface: the host decides what reaches it (-p 127.0.0.1:8501:8501 keeps it local).
+CMD ["python", "-m", "streamlit", "run", "app.py", \
+     "--server.address=0.0.0.0", "--server.port=8501", "--server.headless=true"]

@@ -1,0 +1,335 @@
+"""Helpers of the browser tests: start and stop a server, open pages, read what they show."""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from playwright.sync_api import Browser, ConsoleMessage, Page
+
+import llm
+from ui.frame import PAGES
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+]
+PORTS = range(8720, 8800)
+SIDEBAR = "[data-testid='stSidebar']"
+STARTUP_SECONDS = 90  # a cold start imports numpy, pandas and plotly on a busy machine
+WAIT_MS = 30_000
+DEFAULT_TEXT = "the cat sat on mat"
+
+
+# --- server --------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    """The first port of 8720-8799 that nothing listens on."""
+    for port in PORTS:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {PORTS.start}-{PORTS.stop - 1}")
+
+
+@dataclass
+class Server:
+    url: str
+    process: subprocess.Popen
+    log: Path
+
+    def stop(self) -> None:
+        """Stop the server and anything it started (its whole process group)."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=15)
+
+
+def http_status(url: str, timeout: float = 5.0) -> int:
+    """The HTTP status of a GET, or 0 when nothing answers."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            return response.status
+    except urllib.error.HTTPError as err:
+        return err.code
+    except OSError:
+        return 0
+
+
+def start_server(name: str, python: str = sys.executable, cwd: Path = ROOT) -> Server:
+    """Start ``streamlit run app.py`` on a free local port and wait until it is healthy.
+
+    If another program takes the port between the check and the start, the next free port is
+    tried.
+    """
+    ARTIFACTS.mkdir(exist_ok=True)
+    log = ARTIFACTS / f"server-{name}.log"
+    for _attempt in range(3):
+        port = free_port()
+        command = [python, "-m", "streamlit", "run", "app.py", "--server.headless", "true"]
+        command += ["--server.address", "127.0.0.1", "--server.port", str(port)]
+        with log.open("w") as out:
+            process = subprocess.Popen(
+                command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        server = Server(f"http://127.0.0.1:{port}", process, log)
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while time.monotonic() < deadline and process.poll() is None:
+            healthy = http_status(f"{server.url}/_stcore/health", timeout=2) == 200
+            if healthy and process.poll() is None:  # the answer came from this server
+                return server
+            time.sleep(0.3)
+        if process.poll() is None:
+            server.stop()
+            raise RuntimeError(f"not healthy after {STARTUP_SECONDS} s:\n{log.read_text()}")
+        if "already in use" not in log.read_text():
+            break
+    raise RuntimeError(f"the server exited early:\n{log.read_text()[-3000:]}")
+
+
+# --- browser -------------------------------------------------------------------------------
+
+
+# Streamlit's own start-up probe on a deep link (streamlit/streamlit#7074, open): on
+# /softmax the front end first asks /softmax/_stcore/health and /softmax/_stcore/host-config,
+# in case the app lives under /softmax, gets a 404 for both, then connects at /. Only a
+# ``window.__streamlit.BACKEND_BASE_URL`` injected into Streamlit's own index.html could skip
+# the probe; neither config.toml nor the app can. Exactly these two 404s are ignored.
+_STARTUP_PROBE = re.compile(r"^/[a-z]+/_stcore/(health|host-config)$")
+
+
+def is_startup_probe(message: ConsoleMessage) -> bool:
+    url = message.location.get("url", "")
+    path = urllib.parse.urlsplit(url).path
+    return (
+        message.text.startswith(
+            "Failed to load resource: the server responded with a status of 404"
+        )
+        and _STARTUP_PROBE.match(path) is not None
+    )
+
+
+@dataclass
+class Console:
+    """Console errors and uncaught page errors seen by one page."""
+
+    errors: list[str] = field(default_factory=list)
+
+    def attach(self, page: Page) -> None:
+        page.on("console", self._on_console)
+        page.on("pageerror", lambda err: self.errors.append(f"pageerror: {err}"))
+
+    def _on_console(self, message: ConsoleMessage) -> None:
+        if message.type == "error" and not is_startup_probe(message):
+            self.errors.append(f"{message.text} at {message.location.get('url', '')}")
+
+
+@dataclass
+class Session:
+    """One browser context with one page, its console, and the server it talks to."""
+
+    page: Page
+    console: Console
+    base: str
+
+    def open(self, path: str) -> None:
+        """Visit a path (with its query) and wait until the script has run to its end."""
+        self.page.goto(self.base + path)
+        settle(self.page)
+
+
+def new_session(
+    browser: Browser, base: str, viewport: tuple[int, int] = (1280, 900), locale: str = "en-US"
+) -> Session:
+    context = browser.new_context(
+        viewport={"width": viewport[0], "height": viewport[1]}, locale=locale
+    )
+    context.set_default_timeout(WAIT_MS)
+    page = context.new_page()
+    console = Console()
+    console.attach(page)
+    return Session(page, console, base)
+
+
+def screenshot(page: Page, name: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"e2e-{re.sub(r'[^A-Za-z0-9_.-]+', '-', name).strip('-')}.png"
+    page.screenshot(path=path)  # the viewport: Streamlit scrolls the lesson inside stMain
+    return path
+
+
+# --- reading the page ----------------------------------------------------------------------
+
+
+def settle(page: Page) -> None:
+    """Wait until the script has finished and the page has stopped changing.
+
+    The script state turns ``notRunning`` before React has drawn the last elements, so this
+    also waits for the whole navigation, no stale element, and the same number of DOM nodes
+    on two polls in a row.
+    """
+    page.wait_for_function(
+        """(links) => {
+            const app = document.querySelector("[data-testid='stApp']");
+            const ready = app !== null && app.dataset.testScriptState === 'notRunning'
+                && !document.querySelector("[data-stale='true']")
+                && document.querySelectorAll(
+                    "[data-testid='stSidebar'] [data-testid='stPageLink']").length === links;
+            const size = document.getElementsByTagName('*').length;
+            const stable = ready && window.__settleSize === size;
+            window.__settleSize = ready ? size : -1;
+            return stable;
+        }""",
+        arg=len(PAGES),
+        polling=250,
+    )
+
+
+def exceptions(page: Page) -> list[str]:
+    """The texts of the exception boxes on the page (the server log has the tracebacks)."""
+    return page.locator("[data-testid='stException']").all_inner_texts()
+
+
+def heatmaps(page: Page) -> list[np.ndarray]:
+    """The z matrix of the first trace of every plotly chart on the page, in page order.
+
+    Plotly gets numpy arrays as base64 (``{"dtype", "bdata", "shape"}``); NaN marks masked cells.
+    """
+    raw = page.evaluate(
+        """() => [...document.querySelectorAll('.js-plotly-plot')]
+            .map(el => el.data && el.data[0] ? el.data[0].z : null)"""
+    )
+    return [decode(z) for z in raw]
+
+
+def decode(z: object) -> np.ndarray:
+    if isinstance(z, dict) and "bdata" in z:
+        flat = np.frombuffer(base64.b64decode(z["bdata"]), dtype=np.dtype(z["dtype"]))
+        shape = z.get("shape")
+        if isinstance(shape, str):
+            shape = [int(n) for n in shape.split(",")]
+        return flat.reshape(shape).astype(np.float64)
+    return np.array(z, dtype=np.float64)  # plain lists: JSON null (a masked cell) -> NaN
+
+
+def wait_heatmap(page: Page, index: int, expected: np.ndarray, timeout: float = 30.0) -> None:
+    """Wait until chart ``index`` shows ``expected`` (NaN where masked), then until idle."""
+    deadline = time.monotonic() + timeout
+    shown = None
+    while time.monotonic() < deadline:
+        maps = heatmaps(page)
+        if len(maps) > index:
+            shown = maps[index]
+            if shown.shape == expected.shape and np.allclose(
+                shown, expected, rtol=0, atol=1e-12, equal_nan=True
+            ):
+                settle(page)
+                return
+        page.wait_for_timeout(200)
+    raise AssertionError(
+        f"chart {index} never showed the expected numbers:\n{shown}\n!=\n{expected}"
+    )
+
+
+def expected_head(
+    d_model: int = 8,
+    n_heads: int = 4,
+    seed: int = 0,
+    head: int = 0,
+    causal: bool = True,
+    text: str = DEFAULT_TEXT,
+    embeddings: str = "seeded",
+) -> tuple[np.ndarray, np.ndarray]:
+    """Page 3's two heatmaps computed here with ``llm``: (scaled scores, pattern with NaN where
+    masked). Shapes: -> [T, T], [T, T]."""
+    cfg = llm.AttentionConfig(d_model=d_model, n_heads=n_heads, seed=seed, embeddings=embeddings)
+    x = llm.embed(llm.tokenize(text), cfg)
+    trace = llm.multi_head_attention(x, llm.init_params(cfg), causal=causal)
+    h = trace.heads[head]
+    return h.scaled, np.where(trace.mask, h.pattern, np.nan)
+
+
+def sidebar_values(page: Page) -> dict[str, str]:
+    """What the sidebar controls show, as text, keyed like the URL."""
+    side = page.locator(SIDEBAR)
+    selects = side.locator("[data-testid='stSelectbox'] input")
+    return {
+        "lang": side.locator(
+            "[data-testid='stButtonGroup'] button[aria-checked='true']"
+        ).inner_text(),
+        "text": side.locator("[data-testid='stTextInput'] input").input_value(),
+        "d_model": side.locator("[data-testid='stSlider'] input[type='range']").input_value(),
+        "n_heads": selects.nth(0).input_value(),
+        "seed": side.locator("[data-testid='stNumberInput'] input").input_value(),
+        "causal": str(side.locator("[data-testid='stCheckbox'] input").is_checked()).lower(),
+        "embeddings": side.locator(
+            "[data-testid='stRadioOption'][data-selected='true'] "
+            "[data-testid='stMarkdownContainer']"
+        ).inner_text(),
+        "head": selects.nth(1).input_value(),
+    }
+
+
+def query(page: Page) -> dict[str, str]:
+    """The page URL's query parameters (one value each)."""
+    return dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(page.url).query))
+
+
+def wait_query(page: Page, timeout: float = WAIT_MS / 1000, **values: str | None) -> None:
+    """Wait until the URL carries these parameter values (None: the parameter is absent)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if all(query(page).get(k) == v for k, v in values.items()):
+            return
+        page.wait_for_timeout(100)  # lets playwright take in the browser's URL changes
+    raise AssertionError(f"the URL never got {values}: {page.url}")
+
+
+def choose(page: Page, box: int, option: str) -> None:
+    """Pick ``option`` in the sidebar's selectbox number ``box`` (0 = heads, 1 = head shown)."""
+    field = page.locator(SIDEBAR).locator("[data-testid='stSelectbox'] input").nth(box)
+    field.click()
+    field.press("ArrowDown")  # opens the list
+    page.get_by_role("listbox").get_by_role("option", name=option, exact=True).click()
+
+
+def type_seed(page: Page, seed: int) -> None:
+    """Type a seed in the sidebar's number input and press Enter."""
+    field = page.locator(SIDEBAR).locator("[data-testid='stNumberInput'] input")
+    field.fill(str(seed))
+    field.press("Enter")
+
+
+def nav_labels(page: Page) -> list[str]:
+    """The sidebar's page links, in order."""
+    return [
+        text.strip()
+        for text in page.locator(SIDEBAR)
+        .locator("a[data-testid='stPageLink-NavLink']")
+        .all_inner_texts()
+    ]

@@ -1,0 +1,188 @@
+"""What a public host gets: .streamlit/config.toml, the Dockerfile, and an app that runs with
+exactly requirements.txt in a fresh virtual environment."""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+from streamlit import config as st_config
+
+from tests.e2e.harness import http_status, start_server
+from ui.frame import PAGES
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+DOCKERFILE = (ROOT / "Dockerfile").read_text()
+DEFAULT_BACKGROUNDS = {"light": "#ffffff", "dark": "#171614"}  # Streamlit's, see its config.py
+
+
+def flatten(table: dict[str, object], prefix: str = "") -> dict[str, object]:
+    """{"server": {"port": 1}} -> {"server.port": 1}."""
+    flat: dict[str, object] = {}
+    for key, value in table.items():
+        if isinstance(value, dict):
+            flat.update(flatten(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG contrast ratio of two #rrggbb colours (1 to 21)."""
+
+    def luminance(colour: str) -> float:
+        channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+        r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_contrast_of_known_colours() -> None:
+    assert contrast("#000000", "#ffffff") == pytest.approx(21.0)
+    assert contrast("#777777", "#ffffff") == pytest.approx(4.48, abs=0.01)
+
+
+# --- .streamlit/config.toml ----------------------------------------------------------------
+
+
+def test_every_config_key_is_a_streamlit_option() -> None:
+    unknown = set(flatten(CONFIG)) - set(st_config._config_options_template)
+    assert not unknown, f"not options of the installed streamlit: {sorted(unknown)}"
+
+
+def test_config_is_ready_for_a_public_server() -> None:
+    flat = flatten(CONFIG)
+    assert flat["server.fileWatcherType"] == "none"
+    assert flat["server.runOnSave"] is False
+    assert flat["server.enableXsrfProtection"] is True
+    assert flat["server.enableStaticServing"] is False
+    assert 1 <= flat["server.maxUploadSize"] <= 5  # MB; the app uploads nothing
+    assert 1 <= flat["server.maxMessageSize"] <= 16  # MB; the default 200 invites abuse
+    # "none": an uncaught error shows a generic notice, never a traceback or a message; the
+    # app's own st.warning / st.error boxes are not exceptions and show in full
+    assert flat["client.showErrorDetails"] == "none"
+    assert flat["client.toolbarMode"] in ("viewer", "minimal")  # no Deploy button
+    assert flat["client.showSidebarNavigation"] is False  # the frame draws the navigation
+    assert flat["browser.gatherUsageStats"] is False
+    assert flat["runner.postScriptGC"] is False
+    # the address and port come from the command line of each host, never from this file
+    assert "server.address" not in flat and "server.port" not in flat
+
+
+def test_theme_follows_the_visitor_and_stays_readable() -> None:
+    theme = CONFIG["theme"]
+    assert "base" not in theme, "a fixed base would force light or dark on every visitor"
+    for mode, background in DEFAULT_BACKGROUNDS.items():
+        accent = theme[mode]["primaryColor"]
+        assert re.fullmatch(r"#[0-9a-fA-F]{6}", accent)
+        assert contrast(accent, background) >= 4.5, (mode, accent)
+
+
+# --- Dockerfile ----------------------------------------------------------------------------
+
+
+def instructions(dockerfile: str) -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) in order, continuation lines joined, comments dropped."""
+    joined = re.sub(r"\\\n\s*", " ", dockerfile)
+    lines = [line.strip() for line in joined.splitlines()]
+    pairs = [line.split(None, 1) for line in lines if line and not line.startswith("#")]
+    return [(pair[0].upper(), pair[1] if len(pair) > 1 else "") for pair in pairs]
+
+
+def test_dockerfile_serves_port_8501_as_uid_1000() -> None:
+    steps = instructions(DOCKERFILE)
+    names = [name for name, _ in steps]
+    assert steps[0] == ("FROM", "python:3.11-slim")
+    assert any(n == "RUN" and re.search(r"useradd .*--uid 1000\b", a) for n, a in steps)
+
+    def index(name: str, pattern: str) -> int:
+        found = [i for i, (n, a) in enumerate(steps) if n == name and re.search(pattern, a)]
+        assert len(found) == 1, (name, pattern)
+        return found[0]
+
+    # requirements first, so a code change reuses the dependency layer
+    copy_requirements = index("COPY", r"^requirements\.txt ")
+    install = index("RUN", r"pip install -r requirements\.txt")
+    copy_code = index("COPY", r"(^| )\. \.$")
+    assert copy_requirements < install < copy_code
+    # the server runs as the user, not as root
+    user = index("USER", r"^user$")
+    assert user > install and names.count("USER") == 1
+    assert ("EXPOSE", "8501") in steps
+    assert "/_stcore/health" in steps[index("HEALTHCHECK", r"")][1]
+
+    command = json.loads(steps[index("CMD", r"")][1])
+    assert command[:5] == ["python", "-m", "streamlit", "run", "app.py"]
+    assert "--server.address=0.0.0.0" in command  # inside the container only
+    assert "--server.port=8501" in command
+
+
+def test_dockerignore_keeps_what_the_app_needs() -> None:
+    patterns = [
+        line.strip()
+        for line in (ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+
+    def ignored(path: str) -> bool:
+        return any(
+            fnmatch.fnmatch(path, p) or path.startswith(p.rstrip("/") + "/") for p in patterns
+        )
+
+    needed = ["app.py", "requirements.txt", ".streamlit/config.toml"]
+    needed += [file for file, _, _ in PAGES] + ["ui/frame.py", "llm/engine.py"]
+    assert [path for path in needed if ignored(path)] == []
+    assert all(ignored(path) for path in [".venv/bin/python", ".git/HEAD", "artifacts/x.png"])
+
+
+# --- a fresh virtual environment -----------------------------------------------------------
+
+RUN_EVERY_PAGE = """
+import sys
+from streamlit.testing.v1 import AppTest
+failed = []
+for path in sys.argv[1:]:
+    at = AppTest.from_file(path, default_timeout=60).run()
+    if at.exception or not at.title:
+        failed.append((path, [e.message for e in at.exception]))
+print(failed)
+sys.exit(1 if failed else 0)
+"""
+
+
+@pytest.mark.deploy
+def test_requirements_alone_serve_the_app(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+    pip = [python, "-m", "pip", "--disable-pip-version-check", "-q"]
+    subprocess.run([*pip, "install", "-r", "requirements.txt"], cwd=ROOT, check=True, timeout=900)
+    subprocess.run([*pip, "check"], check=True)
+    # nothing from the development requirements came along
+    for module in ("pytest", "playwright", "hypothesis"):
+        probe = subprocess.run([python, "-c", f"import {module}"], capture_output=True)
+        assert probe.returncode != 0, f"{module} is importable in the fresh environment"
+
+    # every page runs to its end (a title, no exception) with these packages only
+    pages = [file for file, _, _ in PAGES]
+    run = subprocess.run(
+        [python, "-c", RUN_EVERY_PAGE, *pages], cwd=ROOT, capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stdout + run.stderr[-3000:]
+
+    server = start_server("deploy", python=python)
+    try:
+        assert http_status(f"{server.url}/_stcore/health") == 200
+        assert http_status(f"{server.url}/") == 200
+        assert http_status(f"{server.url}/softmax?d_model=16&n_heads=8&seed=7") == 200
+    finally:
+        server.stop()
