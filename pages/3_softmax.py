@@ -24,36 +24,28 @@ st.latex(
 st.write(t("intro"))
 st.info(t("mask") if s.causal else t("no_mask"))
 
-axes = {"x_title": t("key"), "y_title": t("query")}
-left, right = st.columns(2)
-with left:
-    show_figure(
-        heatmap(
-            head.scaled,
-            labels,
-            labels,
-            title=t("scaled", d_k=d_k, sqrt_dk=math.sqrt(d_k)),
-            signed=True,
-            **axes,
-        ),
-        key="scaled",
-    )
-with right:
-    show_figure(
-        heatmap(
-            head.pattern,
-            labels,
-            labels,
-            title=t("pattern"),
-            zmin=0.0,
-            zmax=1.0,
-            masked=~s.lab.trace.mask,
-            masked_label=t("masked_cell"),
-            **axes,
-        ),
-        key="pattern",
-    )
-matrix_table(head.pattern, labels, labels, name="A", key=f"pattern_h{s.head}")
+axes = {"x_title": t("key"), "y_title": t("query"), "masked_label": t("masked_cell")}
+hidden = ~s.lab.trace.mask  # True where a query may not look: j > i under the mask
+figures = [
+    (
+        "scaled",
+        head.scaled,
+        {"title": t("scaled", d_k=d_k, sqrt_dk=math.sqrt(d_k)), "signed": True},
+    ),
+    ("masked", head.scaled, {"title": t("masked"), "signed": True, "masked": hidden}),
+    ("pattern", head.pattern, {"title": t("pattern"), "zmin": 0.0, "zmax": 1.0, "masked": hidden}),
+]
+if not s.causal:  # nothing is hidden: the masked matrix would repeat the scaled one
+    figures.pop(1)
+for column, (key, matrix, style) in zip(st.columns(len(figures)), figures, strict=True):
+    with column:
+        show_figure(heatmap(matrix, labels, labels, **style, **axes), key=key)
+
+pattern_tab, scaled_tab = st.tabs(["A", "S / √d_k"])
+with pattern_tab:
+    matrix_table(head.pattern, labels, labels, name="A", key=f"pattern_h{s.head}")
+with scaled_tab:
+    matrix_table(head.scaled, labels, labels, name="S / √d_k", key=f"scaled_h{s.head}")
 st.caption(t("row_sums") + ": " + ", ".join(f"{v:.6f}" for v in llm.row_sums(head.pattern)))
 
 with st.expander(t("code")):

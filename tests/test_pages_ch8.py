@@ -260,8 +260,18 @@ def test_scores_one_token() -> None:
 )
 def test_softmax_pattern_table_matches_llm(link: str) -> None:
     at, want = opened("softmax", LINKS[link]), Expected(LINKS[link])
-    (pattern,) = tables(at)
+    pattern, scaled = tables(at)
     close_to_shown(pattern, want.head.pattern)
+    close_to_shown(scaled, want.head.scaled)
+    masked = z_of(figure(at, "masked")) if want.causal else None
+    if masked is not None:  # the future is hidden (NaN, drawn as ×), the past keeps S/sqrt(d_k)
+        t = len(want.tokens)
+        np.testing.assert_array_equal(np.isnan(masked.reshape(t, t)), ~want.trace.mask)
+        np.testing.assert_allclose(
+            masked.reshape(t, t)[want.trace.mask], want.head.scaled[want.trace.mask], atol=1e-12
+        )
+    else:
+        assert not [c for c in at.get("plotly_chart") if c.proto.id.endswith("-masked")]
     np.testing.assert_allclose(pattern.sum(axis=1), 1.0, atol=5e-3)
     if want.causal:
         assert (np.triu(pattern.to_numpy(), k=1) == 0.0).all()

@@ -219,9 +219,13 @@ def heatmaps(page: Page) -> list[np.ndarray]:
     """The z matrix of the first trace of every plotly chart on the page, in page order.
 
     Plotly gets numpy arrays as base64 (``{"dtype", "bdata", "shape"}``); NaN marks masked cells.
+    Page 3's middle chart, the masked scores, repeats the scaled ones with the future hidden:
+    it is left out so that chart 0 is S/sqrt(d_k) and chart 1 the pattern on every link
+    (AppTest checks the masked chart itself).
     """
     raw = page.evaluate(
         """() => [...document.querySelectorAll('.js-plotly-plot')]
+            .filter(el => !el.closest('.st-key-masked'))
             .map(el => el.data && el.data[0] ? el.data[0].z : null)"""
     )
     return [decode(z) for z in raw]
