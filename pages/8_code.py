@@ -6,7 +6,8 @@ import streamlit as st
 import llm.attention
 import llm.compare
 import llm.nn
-from llm.compare import QUANTITIES, agree, engine_run, max_differences, readable_run
+from llm.compare import QUANTITIES, agree
+from ui.compute import compare_lab
 from ui.frame import frame
 from ui.text import pick
 from ui.text.code import TEXT
@@ -17,9 +18,10 @@ EPS = 1e-5  # the chapter's eps; page 7 lets you vary it
 s = frame("page_code")
 t = lambda name, /, **v: pick(TEXT, s.lang, name, **v)  # noqa: E731
 labels, h = s.lab.labels, s.head
-readable = readable_run(s.lab.x, s.lab.params, s.causal, EPS)
-engine_out = engine_run(s.lab.x, s.lab.params, s.causal, EPS)
-differences = max_differences(readable, engine_out)
+cfg = s.cfg
+readable, engine_out, differences = compare_lab(
+    s.text, cfg.d_model, cfg.n_heads, cfg.seed, s.causal, cfg.embeddings, EPS
+)
 
 st.title(t("title"), anchor=False)
 st.latex(t("formula"))

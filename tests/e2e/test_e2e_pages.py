@@ -59,8 +59,8 @@ def test_phone_viewport(browser: Browser, server: Server) -> None:
         main = page.locator("[data-testid='stMain']")  # Streamlit scrolls the lesson in here
         assert main.evaluate("el => el.scrollWidth <= el.clientWidth")
         charts = page.locator(".js-plotly-plot")
-        assert charts.count() == 2
-        for i in range(2):
+        assert charts.count() == 3  # scaled scores, masked scores, pattern
+        for i in range(3):
             charts.nth(i).scroll_into_view_if_needed()
             assert charts.nth(i).is_visible()
             box = charts.nth(i).bounding_box()

@@ -1,0 +1,334 @@
+"""Browser: what a student waits for, in headless chromium (playwright).
+
+- **First load** on a freshly started server: from ``page.goto`` to every chart drawn with the right
+  numbers (the first run also imports numpy, pandas and plotly on the server); then the same page
+  in a new browser context on the now warm server.
+- **A change**: on the page with the most heatmaps, at chapter 9's preset, type a new seed and press
+  Enter (and, separately, press an arrow key on the focused d_model slider); the clock stops when
+  every plotly chart in the DOM holds the new numbers and the app says it is no longer running.
+
+"The new numbers" are known before the change: AppTest runs the same page with the same settings
+and gives every chart's data; the browser side compares a checksum of each chart's z (or the bar
+heights) in the DOM's plotly graph divs with them.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from bench.common import (
+    CHAPTER9,
+    check,
+    loadavg,
+    page_files,
+    page_slug,
+    streamlit_server,
+    summary,
+)
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+]
+TARGET_MS = 200.0
+
+# stamps, in the page's own clock: the key press, each websocket frame sent and received
+TIMING_JS = """
+window.__bench = {key: null, sent: [], recv: [], settled: null};
+document.addEventListener('keydown', () => { window.__bench.key = performance.now(); }, true);
+const NativeWebSocket = window.WebSocket;
+class TimedWebSocket extends NativeWebSocket {
+  constructor(...args) {
+    super(...args);
+    this.addEventListener('message', () => window.__bench.recv.push(performance.now()));
+  }
+  send(data) {
+    window.__bench.sent.push(performance.now());
+    return super.send(data);
+  }
+}
+window.WebSocket = TimedWebSocket;
+"""
+
+# the split of the last change: key -> first frame sent -> last frame received -> settled
+SPLIT_JS = """
+() => {
+  const b = window.__bench;
+  const sent = b.sent.filter(t => t >= b.key);
+  const recv = b.recv.filter(t => t >= b.key && t <= b.settled);
+  if (!sent.length || !recv.length) return null;
+  return {total: b.settled - b.key, to_send: sent[0] - b.key,
+          server: recv[recv.length - 1] - sent[0], render: b.settled - recv[recv.length - 1]};
+}
+"""
+
+# true when the app is idle and every chart holds the expected checksum
+SETTLED_JS = """
+(expected) => {
+  const app = document.querySelector('.stApp');
+  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  const gds = [...document.querySelectorAll('.js-plotly-plot')];
+  if (gds.length !== expected.length) return false;
+  for (let i = 0; i < gds.length; i++) {
+    const full = gds[i]._fullData;
+    if (!full || !full[0]) return false;
+    const values = full[0].type === 'bar' ? full[0].y : full[0].z;
+    let sum = 0;
+    const add = (v) => {
+      if (v == null) return;
+      if (typeof v === 'number') { if (Number.isFinite(v)) sum += v; return; }
+      for (const w of v) add(w);
+    };
+    add(values);
+    const want = expected[i];
+    if (!(Math.abs(sum - want) <= 1e-6 * Math.max(1, Math.abs(want)))) return false;
+  }
+  if (window.__bench) window.__bench.settled = performance.now();
+  return true;
+}
+"""
+
+
+def _array(value: object) -> np.ndarray:
+    if isinstance(value, dict) and "bdata" in value:
+        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        return flat.astype(np.float64)
+    if value is None:
+        return np.zeros(0)
+    return np.array(value, dtype=np.float64).ravel()
+
+
+def expected_checksums(path: Path, query: dict[str, object], change: dict | None = None) -> list:
+    """Every chart's checksum (sum of finite z, or of bar heights) as AppTest renders the page."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(path), default_timeout=60)
+    for key, value in query.items():
+        at.query_params[key] = str(value).lower() if isinstance(value, bool) else str(value)
+    at.run()
+    for key, value in (change or {}).items():
+        widget = at.number_input(key=key) if key == "seed" else at.slider(key=key)
+        widget.set_value(value)
+    if change:
+        at.run()
+    sums = []
+    for chart in at.get("plotly_chart"):
+        trace = json.loads(chart.proto.spec)["data"][0]
+        values = _array(trace.get("y") if trace.get("type") == "bar" else trace.get("z"))
+        sums.append(float(np.nansum(values[np.isfinite(values)])))
+    return sums
+
+
+def heaviest_page() -> tuple[Path, dict[str, int]]:
+    """The page that draws the most heatmaps at chapter 9's preset (AppTest counts them)."""
+    from streamlit.testing.v1 import AppTest
+
+    counts: dict[str, int] = {}
+    best, most = page_files()[0], -1
+    for path in page_files():
+        at = AppTest.from_file(str(path), default_timeout=60)
+        at.run()
+        kinds = [json.loads(c.proto.spec)["data"][0].get("type") for c in at.get("plotly_chart")]
+        counts[page_slug(path) or "home"] = kinds.count("heatmap")
+        if kinds.count("heatmap") > most:
+            best, most = path, kinds.count("heatmap")
+    return best, counts
+
+
+def _url(base: str, slug: str, query: dict[str, object]) -> str:
+    from urllib.parse import urlencode
+
+    return f"{base}/{slug}?{urlencode(query)}"
+
+
+def _split_summary(splits: list[dict | None]) -> dict:
+    """Medians of the in-page split of each change (ms): key to settled, and its three parts."""
+    rows = [s for s in splits if s]
+    return {k: summary([r[k] for r in rows]) for k in ("total", "to_send", "server", "render")}
+
+
+def _wait(page, expected: list, timeout_s: float = 60.0) -> None:
+    page.wait_for_function(SETTLED_JS, arg=expected, polling="raf", timeout=timeout_s * 1e3)
+
+
+def run(quick: bool = False) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    changes = 8 if quick else 20
+    slider_changes = 4 if quick else 10
+    target, counts = heaviest_page()
+    slug = page_slug(target)
+    query = {k: CHAPTER9[k] for k in ("text", "d_model", "n_heads")} | {"seed": 0}
+    result: dict = {"page": slug, "heatmaps_per_page": counts, "loadavg_start": loadavg()}
+    first_expected = expected_checksums(target, query)
+    seeds = [1000 + i for i in range(changes)]
+    seed_expected = [expected_checksums(target, query, {"seed": s}) for s in seeds]
+    # the slider goes 8 -> 9 -> 8 ...: d_model 9 means 3 heads (the largest divisor below 4)
+    slider_values = [9 if i % 2 == 0 else 8 for i in range(slider_changes)]
+    slider_expected = [
+        expected_checksums(target, query | {"seed": seeds[-1]}, {"d_model": v})
+        for v in slider_values
+    ]
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            with streamlit_server() as server:
+                result["server_start_s"] = server.started_s
+                context = browser.new_context(locale="en-US")
+                page = context.new_page()
+                t0 = time.perf_counter()
+                page.goto(_url(server.url, slug, query))
+                _wait(page, first_expected, 120)
+                result["first_load_fresh_server_ms"] = (time.perf_counter() - t0) * 1e3
+                context.close()
+
+                context = browser.new_context(locale="en-US")
+                context.add_init_script(TIMING_JS)
+                page = context.new_page()
+                t0 = time.perf_counter()
+                page.goto(_url(server.url, slug, query))
+                _wait(page, first_expected, 60)
+                result["load_warm_server_ms"] = (time.perf_counter() - t0) * 1e3
+                nav = page.evaluate(
+                    "() => { const n = performance.getEntriesByType('navigation')[0];"
+                    " return {dom: n.domContentLoadedEventEnd, load: n.loadEventEnd}; }"
+                )
+                result["warm_navigation_timing_ms"] = nav
+
+                seed_box = page.locator('input[data-testid="stNumberInputField"]').first
+                times, splits = [], []
+                for seed, expected in zip(seeds, seed_expected):
+                    seed_box.fill(str(seed))
+                    t0 = time.perf_counter()
+                    seed_box.press("Enter")
+                    _wait(page, expected)
+                    times.append((time.perf_counter() - t0) * 1e3)
+                    splits.append(page.evaluate(SPLIT_JS))
+                result["seed_change_ms"] = summary(times)
+                result["seed_change_split_ms"] = _split_summary(splits)
+                result["seed_change_loadavg"] = loadavg()
+
+                slider = page.locator('[data-testid="stSlider"] input[type="range"]').first
+                times, splits = [], []
+                for value, expected in zip(slider_values, slider_expected):
+                    slider.focus()
+                    t0 = time.perf_counter()
+                    page.keyboard.press("ArrowRight" if value == 9 else "ArrowLeft")
+                    _wait(page, expected)
+                    times.append((time.perf_counter() - t0) * 1e3)
+                    splits.append(page.evaluate(SPLIT_JS))
+                result["slider_change_ms"] = summary(times)
+                result["slider_change_split_ms"] = _split_summary(splits)
+                result["errors"] = page.locator('[data-testid="stException"]').count()
+                context.close()
+                result["server_rss_mb"] = server.rss()
+        finally:
+            browser.close()
+    result["loadavg_end"] = loadavg()
+    result["checks"] = [
+        check(
+            f"seed typed -> new heatmaps in the DOM, /{slug}, chapter 9 (median)",
+            result["seed_change_ms"]["median"],
+            TARGET_MS,
+            "ms",
+        ),
+        check(
+            f"d_model slider key -> new heatmaps in the DOM, /{slug} (median)",
+            result["slider_change_ms"]["median"],
+            TARGET_MS,
+            "ms",
+        ),
+        check("exceptions shown in the browser", result["errors"], 0, ""),
+    ]
+    return result
+
+
+def prepare_probe(changes: int = 8, contexts: int = 2) -> dict:
+    """What the browser probe of a load run needs, computed before the run (AppTest is slow)."""
+    target, _ = heaviest_page()
+    query = {k: CHAPTER9[k] for k in ("text", "d_model", "n_heads")} | {"seed": 0}
+    seeds = [[7000 + 100 * c + i for i in range(changes)] for c in range(contexts)]
+    return {
+        "slug": page_slug(target),
+        "query": query,
+        "first": expected_checksums(target, query),
+        "seeds": seeds,
+        "expected": [
+            [expected_checksums(target, query, {"seed": s}) for s in row] for row in seeds
+        ],
+    }
+
+
+async def probe_under_load(
+    base_url: str, probe: dict, ready, seconds: float, pace_s: float = 2.0
+) -> dict:
+    """Real browser tabs in a load run: each opens its page, then (once ``ready`` is set, when
+    every tab has loaded) types a new seed about every ``pace_s`` for ``seconds`` and times the
+    new heatmaps into the DOM."""
+    import asyncio
+
+    from playwright.async_api import async_playwright
+
+    times: list[float] = []
+    loads: list[float] = []
+    errors: list[str] = []
+    loaded = 0
+
+    async def tab(browser, seeds: list[int], expected: list[list[float]]) -> None:
+        nonlocal loaded
+        context = await browser.new_context(locale="en-US")
+        try:
+            page = await context.new_page()
+            t0 = time.perf_counter()
+            await page.goto(_url(base_url, probe["slug"], probe["query"]))
+            await page.wait_for_function(
+                SETTLED_JS, arg=probe["first"], polling="raf", timeout=120e3
+            )
+            loads.append((time.perf_counter() - t0) * 1e3)
+            loaded += 1
+            if loaded == len(probe["seeds"]):
+                ready.set()
+            await ready.wait()
+            deadline = time.perf_counter() + seconds
+            box = page.locator('input[data-testid="stNumberInputField"]').first
+            for seed, want in zip(seeds, expected):
+                await asyncio.sleep(pace_s)
+                if time.perf_counter() >= deadline:
+                    break
+                await box.fill(str(seed))
+                t0 = time.perf_counter()
+                await box.press("Enter")
+                await page.wait_for_function(SETTLED_JS, arg=want, polling="raf", timeout=60e3)
+                times.append((time.perf_counter() - t0) * 1e3)
+            shown = await page.locator('[data-testid="stException"]').count()
+            if shown:
+                errors.append(f"{shown} exception(s) shown")
+        except Exception as err:  # a timeout is a result here, not a crash
+            errors.append(f"{type(err).__name__}: {err}"[:200])
+            ready.set()  # never hold the class back
+        finally:
+            await context.close()
+
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            await asyncio.gather(
+                *(tab(browser, s, e) for s, e in zip(probe["seeds"], probe["expected"]))
+            )
+        finally:
+            await browser.close()
+    return {
+        "page": probe["slug"],
+        "tabs": len(probe["seeds"]),
+        "first_load_ms": summary(loads),
+        "seed_change_ms": summary(times),
+        "errors": errors,
+    }

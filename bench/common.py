@@ -1,0 +1,262 @@
+"""What every benchmark shares: statistics, the machine's state, and a local Streamlit server.
+
+Benchmarks measure; they never pass or fail. Each result carries the load average of the machine
+when it was taken, so a noisy number can be told from a slow one.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import os
+import platform
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]  # the project: app.py, pages/, .streamlit/
+PORTS = range(8800, 8850)  # the only ports a benchmark server may take
+HOST = "127.0.0.1"  # every request stays on this machine
+
+CHAPTER9 = {"d_model": 8, "n_heads": 4, "embeddings": "seeded", "text": "the cat sat on mat"}
+# the largest sublayer the sidebar offers: d_model 64, 16 heads, a 32-token sentence
+LARGEST_TEXT = (
+    "the cat sat on the mat and the dog lay by the door while a bird sang in the old tree "
+    "as the sun rose over the quiet little town today ."
+)
+LARGEST = {"d_model": 64, "n_heads": 16, "embeddings": "seeded", "text": LARGEST_TEXT}
+PRESETS = {"chapter9": CHAPTER9, "largest": LARGEST}
+
+
+def summary(values: Sequence[float]) -> dict[str, float]:
+    """Median, p95 (linear interpolation), min, max and count of a sample."""
+    a = np.asarray(values, dtype=np.float64)
+    if a.size == 0:
+        return {"n": 0}
+    return {
+        "n": int(a.size),
+        "median": float(np.median(a)),
+        "p95": float(np.percentile(a, 95)),
+        "min": float(a.min()),
+        "max": float(a.max()),
+    }
+
+
+def loadavg() -> list[float]:
+    """The 1, 5 and 15 minute load averages, rounded."""
+    return [round(v, 2) for v in os.getloadavg()]
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:  # an optional package that is absent
+        return None
+
+
+def _git(*args: str) -> str:
+    try:
+        out = subprocess.run(
+            ["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=10, check=False
+        )
+        return out.stdout.strip()
+    except OSError:
+        return ""
+
+
+def machine() -> dict[str, object]:
+    """The machine and software a result was measured on (threadpoolctl's view when installed)."""
+    info: dict[str, object] = {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "loadavg_start": loadavg(),
+        "commit": _git("rev-parse", "--short", "HEAD"),
+        "dirty_files": len(_git("status", "--porcelain").splitlines()),
+        "env": {
+            k: os.environ[k]
+            for k in ("OPENBLAS_CORETYPE", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")
+            if k in os.environ
+        },
+        "versions": {
+            m: _version(m)
+            for m in ("numpy", "streamlit", "plotly", "pandas", "torch", "playwright")
+        },
+    }
+    try:
+        from threadpoolctl import threadpool_info
+
+        info["threadpools"] = [
+            {k: p.get(k) for k in ("internal_api", "version", "num_threads", "architecture")}
+            for p in threadpool_info()
+        ]
+    except ImportError:
+        info["threadpools"] = "threadpoolctl not installed"
+    try:
+        with open("/proc/cpuinfo") as f:
+            names = [line.split(":", 1)[1].strip() for line in f if line.startswith("model name")]
+        info["cpu_model"] = names[0] if names else None
+    except OSError:
+        pass
+    return info
+
+
+def rss_mb(pid: int) -> dict[str, float]:
+    """Resident memory of a process now (VmRSS) and at its peak so far (VmHWM), in MB."""
+    out: dict[str, float] = {}
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                key, _, rest = line.partition(":")
+                if key in ("VmRSS", "VmHWM"):
+                    out[key] = int(rest.split()[0]) / 1024.0
+    except OSError:
+        pass
+    return out
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used, in seconds (from /proc/PID/stat)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+
+
+def free_port(exclude: Sequence[int] = ()) -> int:
+    """A free port in 8800-8849 on 127.0.0.1."""
+    for port in PORTS:
+        if port in exclude:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind((HOST, port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free port in 8800-8849")
+
+
+@dataclass
+class Server:
+    """A Streamlit server of this project on 127.0.0.1, run with its own .streamlit/config.toml."""
+
+    port: int
+    proc: subprocess.Popen
+    started_s: float  # from launch to the first healthy answer
+    log: Path
+    extra: list[str] = field(default_factory=list)
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://{HOST}:{self.port}/_stcore/stream"
+
+    def rss(self) -> dict[str, float]:
+        return rss_mb(self.proc.pid)
+
+    def cpu(self) -> float:
+        return cpu_seconds(self.proc.pid)
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+            return r.status == 200
+    except OSError:
+        return False
+
+
+@contextmanager
+def streamlit_server(extra: Sequence[str] = (), timeout: float = 60.0) -> Iterator[Server]:
+    """Start ``streamlit run app.py`` from the project root on a free port; always stop it."""
+    port = free_port()
+    log = Path(os.environ.get("TMPDIR", "/tmp")) / f"attention-lab-bench-{port}.log"
+    cmd = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.headless",
+        "true",
+        "--server.address",
+        HOST,
+        "--server.port",
+        str(port),
+        *extra,
+    ]
+    t0 = time.perf_counter()
+    with open(log, "w") as out:
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        url = f"http://{HOST}:{port}"
+        while not _healthy(url):
+            if proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited with {proc.returncode}; see {log}")
+            if time.perf_counter() - t0 > timeout:
+                raise RuntimeError(f"streamlit not healthy after {timeout} s; see {log}")
+            time.sleep(0.05)
+        yield Server(port, proc, time.perf_counter() - t0, log, list(extra))
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+def page_files() -> list[Path]:
+    """app.py and every lesson page, in the chapters' order."""
+    return [ROOT / "app.py", *sorted((ROOT / "pages").glob("[0-9]*_*.py"))]
+
+
+def page_slug(path: Path) -> str:
+    """The URL path of a page file: pages/5_heads.py -> heads, app.py -> '' (the home page)."""
+    return "" if path.name == "app.py" else path.stem.split("_", 1)[1]
+
+
+def check(name: str, value: float | None, target: float, unit: str, lower_is_better: bool = True):
+    """One result against its target: {'name', 'value', 'target', 'unit', 'met'}."""
+    met = None
+    if value is not None and np.isfinite(value):
+        met = value <= target if lower_is_better else value >= target
+    return {
+        "name": name,
+        "value": value,
+        "target": target,
+        "unit": unit,
+        "op": "<=" if lower_is_better else ">=",
+        "met": met,
+    }
+
+
+def dump_json(obj: object, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(obj, indent=1, default=_jsonable) + "\n")
+    tmp.replace(path)
+
+
+def _jsonable(o: object) -> object:
+    if isinstance(o, np.generic):
+        return o.item()
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    if isinstance(o, Path):
+        return str(o)
+    raise TypeError(type(o).__name__)

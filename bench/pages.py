@@ -1,0 +1,234 @@
+"""Page reruns: how long the server spends on one rerun of each page, and what it sends.
+
+Two views of the same reruns:
+
+- **AppTest** (in this process): the script's own run time, from Streamlit's ``SCRIPT_STARTED``
+  event to ``SCRIPT_STOPPED_*`` (what one rerun costs the server), and the bytes of every
+  ``ForwardMsg`` the run enqueued (what a browser with an empty cache would receive);
+- **websocket** (a real server, ``bench.wsclient``): the round trip from ``rerun_script`` to
+  ``script_finished`` and the bytes that came off the socket, with the browser's message cache
+  emulated (an unchanged element of 10 kB or more comes back as a short reference).
+
+Each page runs at chapter 9's preset and at the largest sublayer the sidebar offers, in two modes:
+*hit* reruns with the same settings (``compute_lab`` answers from its cache), *miss* reruns with a
+new seed each time (the sublayer is recomputed). Two warm-up runs come first and are not counted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import llm
+from bench.common import (
+    PRESETS,
+    check,
+    loadavg,
+    page_files,
+    page_slug,
+    streamlit_server,
+    summary,
+)
+from bench.wsclient import Session
+
+TARGET_MS = {"chapter9": 15.0, "largest": 60.0}
+WARMUP = 2
+
+
+@contextmanager
+def timed_apptest() -> Iterator[type]:
+    """AppTest with a script runner that stamps each lifecycle event with the time, and one
+    script cache for all runs, as a server has (AppTest alone recompiles the page every run)."""
+    from streamlit.testing.v1 import app_test, local_script_runner
+    from streamlit.testing.v1.local_script_runner import LocalScriptRunner
+
+    class TimedRunner(LocalScriptRunner):
+        last: TimedRunner | None = None
+
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            self.marks: list[tuple[str, float, float]] = []
+            TimedRunner.last = self
+            self.on_event.connect(self._mark, weak=False)
+
+        def _mark(self, sender, event, **kwargs) -> None:
+            # the script thread sends these events, so thread_time() is the script's CPU time
+            self.marks.append((event.name, time.perf_counter(), time.thread_time()))
+
+        def script_seconds(self) -> tuple[float, float]:
+            """(wall, CPU) seconds from the first SCRIPT_STARTED to the last SCRIPT_STOPPED_*."""
+            starts = [m for m in self.marks if m[0] == "SCRIPT_STARTED"]
+            stops = [m for m in self.marks if m[0].startswith("SCRIPT_STOPPED")]
+            if not (starts and stops):
+                return float("nan"), float("nan")
+            return stops[-1][1] - starts[0][1], stops[-1][2] - starts[0][2]
+
+        def sent_bytes(self) -> tuple[int, int]:
+            msgs = self.forward_msgs()
+            return sum(m.ByteSize() for m in msgs), len(msgs)
+
+    saved = app_test.LocalScriptRunner, app_test.ScriptCache, local_script_runner.ScriptCache
+    app_test.LocalScriptRunner = TimedRunner
+    shared = app_test.ScriptCache()
+    # AppTest compiles the page anew on every run; a server compiles it once and keeps it
+    app_test.ScriptCache = local_script_runner.ScriptCache = lambda: shared
+    try:
+        yield TimedRunner
+    finally:
+        app_test.LocalScriptRunner, app_test.ScriptCache, local_script_runner.ScriptCache = saved
+
+
+class MissCounter:
+    """Counts the sublayers actually computed (``compute_lab`` misses) by wrapping init_params."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._saved = llm.init_params
+
+    def __enter__(self) -> MissCounter:
+        def counted(cfg):
+            self.count += 1
+            return self._saved(cfg)
+
+        llm.init_params = counted
+        return self
+
+    def __exit__(self, *exc) -> None:
+        llm.init_params = self._saved
+
+
+def _apptest_page(path: Path, preset: str, reruns: int, seed_base: int, runner_cls) -> dict:
+    from streamlit.testing.v1 import AppTest
+
+    settings = PRESETS[preset]
+    at = AppTest.from_file(str(path), default_timeout=60)
+    for key in ("text", "d_model", "n_heads"):
+        at.query_params[key] = str(settings[key])
+    at.query_params["seed"] = str(seed_base)
+    out: dict = {"page": page_slug(path) or "home", "preset": preset, "loadavg": loadavg()}
+    errors: list[str] = []
+    for _ in range(WARMUP):
+        at.run()
+    for mode in ("hit", "miss"):
+        script, cpu, wall, size, count = [], [], [], [], []
+        with MissCounter() as misses:
+            for i in range(reruns):
+                if mode == "miss":
+                    at.number_input(key="seed").set_value(seed_base + 1 + i)
+                t0 = time.perf_counter()
+                at.run()
+                wall.append((time.perf_counter() - t0) * 1e3)
+                runner = runner_cls.last
+                script_s, cpu_s = runner.script_seconds()
+                script.append(script_s * 1e3)
+                cpu.append(cpu_s * 1e3)
+                b, n = runner.sent_bytes()
+                size.append(b)
+                count.append(n)
+                errors.extend(f"{e.message}"[:200] for e in at.exception)
+        out[mode] = {
+            "script_ms": summary(script),
+            "script_cpu_ms": summary(cpu),
+            "apptest_run_ms": summary(wall),
+            "bytes": summary(size),
+            "messages": summary(count),
+            "sublayers_computed": misses.count,
+        }
+    out["charts"] = len(at.get("plotly_chart"))
+    out["tables"] = len(at.dataframe)
+    out["errors"] = sorted(set(errors))
+    return out
+
+
+async def _ws_page(
+    ws_url: str, slug: str, preset: str, reruns: int, seed_base: int, server_cpu
+) -> dict:
+    settings = PRESETS[preset]
+    query = {k: settings[k] for k in ("text", "d_model", "n_heads")} | {"seed": seed_base}
+    session = Session(ws_url, slug, query, measure_deflate=True)
+    await session.connect()
+    out: dict = {"page": slug or "home", "preset": preset, "loadavg": loadavg()}
+    errors: list[str] = []
+    try:
+        first = await session.load()
+        out["first_load_ms"] = first.latency_s * 1e3
+        errors += first.errors
+        for _ in range(WARMUP):
+            errors += (await session.rerun()).errors
+        for mode in ("hit", "miss"):
+            runs = []
+            cpu0 = server_cpu()
+            for i in range(reruns):
+                if mode == "miss":
+                    runs.append(await session.change(seed=seed_base + 1 + i))
+                else:
+                    runs.append(await session.rerun())
+            errors += [e for r in runs for e in r.errors]
+            out[mode] = {
+                "rtt_ms": summary([r.latency_s * 1e3 for r in runs]),
+                "server_cpu_ms_per_rerun": (server_cpu() - cpu0) * 1e3 / reruns,
+                "bytes": summary([r.bytes for r in runs]),
+                "deflated_bytes": summary([r.deflated for r in runs]),
+                "refs": summary([r.refs for r in runs]),
+                "charts": runs[-1].charts,
+            }
+    finally:
+        await session.close()
+    out["errors"] = sorted(set(errors))
+    return out
+
+
+def run(quick: bool = False, with_ws: bool = True) -> dict:
+    """AppTest reruns of every page at both presets, then the same over a real server."""
+    reruns = 8 if quick else 20
+    pages = page_files()
+    result: dict = {"reruns": reruns, "warmup": WARMUP, "apptest": [], "ws": []}
+    with timed_apptest() as runner_cls:
+        for p_i, path in enumerate(pages):
+            for s_i, preset in enumerate(PRESETS):
+                seed_base = 100_000 + 1_000 * (2 * p_i + s_i)  # a fresh seed range per run
+                result["apptest"].append(_apptest_page(path, preset, reruns, seed_base, runner_cls))
+    if with_ws:
+        with streamlit_server() as server:
+            result["server_start_s"] = server.started_s
+
+            async def all_pages() -> None:
+                for p_i, path in enumerate(pages):
+                    for s_i, preset in enumerate(PRESETS):
+                        seed_base = 200_000 + 1_000 * (2 * p_i + s_i)
+                        slug = page_slug(path)
+                        row = await _ws_page(
+                            server.ws_url, slug, preset, reruns, seed_base, server.cpu
+                        )
+                        result["ws"].append(row)
+
+            asyncio.run(all_pages())
+            result["server_rss_mb"] = server.rss()
+    result["loadavg_end"] = loadavg()
+    result["checks"] = _checks(result)
+    return result
+
+
+def _checks(result: dict) -> list[dict]:
+    checks = []
+    for preset, target in TARGET_MS.items():
+        for mode in ("hit", "miss"):
+            rows = [r for r in result["apptest"] if r["preset"] == preset]
+            if not rows:
+                continue
+            worst = max(rows, key=lambda r: r[mode]["script_ms"]["median"])
+            checks.append(
+                check(
+                    f"slowest page rerun, {preset}, cache {mode}: /{worst['page']} "
+                    "(AppTest script time, median)",
+                    worst[mode]["script_ms"]["median"],
+                    target,
+                    "ms",
+                )
+            )
+    errors = sum(len(r["errors"]) for r in result["apptest"] + result["ws"])
+    checks.append(check("errors in page reruns", errors, 0, ""))
+    return checks

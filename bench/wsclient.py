@@ -1,0 +1,225 @@
+"""A browser tab without the browser: Streamlit's websocket protocol, spoken from Python.
+
+What the frontend does, and so what this client does:
+
+1. open ``ws://HOST:PORT/_stcore/stream`` with the subprotocol ``streamlit``;
+2. send a ``BackMsg`` ``rerun_script`` whose ``ClientState`` holds the query string, the page name
+   (the URL path, ``softmax`` for ``/softmax``), no widget states yet, and the context (locale,
+   time zone, URL);
+3. read ``ForwardMsg``s (``new_session``, deltas, ...) until ``script_finished``; a status of
+   ``FINISHED_EARLY_FOR_RERUN`` means another run follows, so the rerun ends at the next
+   ``FINISHED_SUCCESSFULLY``;
+4. on every later change, send ``rerun_script`` again with the page's script hash and the value of
+   every widget (ids read from the deltas: ``$$ID-<hash>-<key>``), plus the hashes of the large
+   messages it has cached, as the frontend does, so the server may answer those with a short
+   ``ref_hash`` message.
+
+Every byte counted is a serialized ``ForwardMsg`` as it came off the socket (the server's default
+has no websocket compression, so that is what travels, plus a few bytes of framing).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import zlib
+from dataclasses import dataclass, field
+from urllib.parse import parse_qsl, urlencode
+
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from websockets.asyncio.client import connect
+
+FINISHED = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_SUCCESSFULLY")
+EARLY = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_EARLY_FOR_RERUN")
+WIDGETS = {
+    "button_group",
+    "text_input",
+    "slider",
+    "selectbox",
+    "number_input",
+    "checkbox",
+    "radio",
+    "button",
+    "download_button",
+}
+
+
+def widget_state(ws, key: str, value: object) -> None:
+    """Fill one WidgetState the way the frontend encodes each of the frame's controls."""
+    if key == "lang":
+        ws.string_array_value.data.append(str(value))  # segmented control
+    elif key == "d_model":
+        ws.double_array_value.data.append(float(value))  # slider
+    elif key == "seed":
+        ws.int_value = int(value)  # number input
+    elif key == "causal":
+        ws.bool_value = value in (True, "true")  # toggle; "true"/"false" in the URL
+    elif isinstance(value, bool):
+        ws.bool_value = value
+    else:
+        ws.string_value = str(value)  # text input, select boxes, radio
+
+
+@dataclass
+class Rerun:
+    """What one rerun cost and sent."""
+
+    latency_s: float  # from sending rerun_script to script_finished
+    first_delta_s: float | None  # from sending to the first delta
+    bytes: int  # serialized ForwardMsgs received
+    messages: int
+    refs: int  # messages answered by ref_hash (the client had them cached)
+    charts: int  # plotly charts in the run
+    errors: list[str] = field(default_factory=list)
+    deflated: int | None = None  # the same bytes through zlib (what compression would send)
+
+
+class Session:
+    """One visitor on one page."""
+
+    def __init__(
+        self,
+        ws_url: str,
+        page: str,
+        query: dict[str, object],
+        *,
+        locale: str = "en-US",
+        cache_messages: bool = True,
+        measure_deflate: bool = False,
+    ) -> None:
+        self.ws_url = ws_url
+        self.page = page  # '' for the home page
+        self.query_string = urlencode({k: _url_value(v) for k, v in query.items()})
+        self.values: dict[str, object] = {}
+        self.widget_ids: dict[str, str] = {}
+        self.page_script_hash = ""
+        self.cached: set[str] = set()
+        self.cache_messages = cache_messages
+        self.measure_deflate = measure_deflate
+        self.locale = locale
+        self.ws = None
+
+    async def connect(self, timeout: float = 30.0) -> None:
+        self.ws = await asyncio.wait_for(
+            connect(
+                self.ws_url,
+                subprotocols=["streamlit"],
+                max_size=None,
+                compression=None,
+                open_timeout=timeout,
+            ),
+            timeout,
+        )
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            await self.ws.close()
+            self.ws = None
+
+    def _client_state(self, msg: BackMsg, first: bool) -> None:
+        cs = msg.rerun_script
+        cs.query_string = self.query_string
+        if first:
+            cs.page_name = self.page
+        else:
+            cs.page_script_hash = self.page_script_hash
+            for key, value in self.values.items():
+                wid = self.widget_ids.get(key)
+                if wid is None:
+                    continue
+                ws = cs.widget_states.widgets.add()
+                ws.id = wid
+                widget_state(ws, key, value)
+        if self.cache_messages:
+            cs.cached_message_hashes.extend(sorted(self.cached))
+        ci = cs.context_info
+        ci.timezone = "UTC"
+        ci.timezone_offset = 0
+        ci.locale = self.locale
+        ci.url = self.ws_url.replace("ws://", "http://").replace("/_stcore/stream", "/" + self.page)
+        ci.is_embedded = False
+        ci.color_scheme = "light"
+
+    async def load(self, timeout: float = 30.0) -> Rerun:
+        """The first run of a visit: the URL decides every control."""
+        self.values = dict(parse_qsl(self.query_string))
+        return await self._run(first=True, timeout=timeout)
+
+    async def change(self, timeout: float = 30.0, **values: object) -> Rerun:
+        """A student moves a control: the new values go out as widget states."""
+        self.values.update(values)
+        # the frontend writes a bound control's new value into the address bar itself
+        query = dict(parse_qsl(self.query_string))
+        query.update({k: _url_value(v) for k, v in values.items()})
+        self.query_string = urlencode(query)
+        return await self._run(first=False, timeout=timeout)
+
+    async def rerun(self, timeout: float = 30.0) -> Rerun:
+        """The same settings again (a click that changes nothing the cache keys on)."""
+        return await self._run(first=False, timeout=timeout)
+
+    async def _run(self, first: bool, timeout: float) -> Rerun:
+        msg = BackMsg()
+        self._client_state(msg, first)
+        t0 = time.perf_counter()
+        await self.ws.send(msg.SerializeToString())
+        return await asyncio.wait_for(self._receive(t0), timeout)
+
+    async def _receive(self, t0: float) -> Rerun:
+        total = count = refs = charts = 0
+        first_delta = None
+        errors: list[str] = []
+        raw: list[bytes] = []
+        while True:
+            data = await self.ws.recv()
+            total += len(data)
+            count += 1
+            if self.measure_deflate:
+                raw.append(data)
+            fm = ForwardMsg()
+            fm.ParseFromString(data)
+            kind = fm.WhichOneof("type")
+            if kind == "delta":
+                if first_delta is None:
+                    first_delta = time.perf_counter() - t0
+                self._delta(fm, errors)
+                if fm.delta.WhichOneof("type") == "new_element":
+                    charts += fm.delta.new_element.WhichOneof("type") == "plotly_chart"
+            elif kind == "ref_hash":
+                refs += 1
+                if first_delta is None:
+                    first_delta = time.perf_counter() - t0
+            elif kind == "page_info_changed":
+                self.query_string = fm.page_info_changed.query_string  # the URL follows
+            elif kind == "navigation":
+                self.page_script_hash = fm.navigation.page_script_hash  # the page that ran
+            elif kind == "script_finished":
+                if fm.script_finished == EARLY:
+                    continue
+                if fm.script_finished != FINISHED:
+                    errors.append(f"script_finished status {fm.script_finished}")
+                latency = time.perf_counter() - t0
+                deflated = len(zlib.compress(b"".join(raw))) if self.measure_deflate else None
+                return Rerun(latency, first_delta, total, count, refs, charts, errors, deflated)
+            if self.cache_messages and fm.metadata.cacheable and fm.hash:
+                self.cached.add(fm.hash)
+
+    def _delta(self, fm: ForwardMsg, errors: list[str]) -> None:
+        delta = fm.delta
+        if delta.WhichOneof("type") != "new_element":
+            return
+        element = delta.new_element
+        kind = element.WhichOneof("type")
+        if kind == "exception":
+            errors.append(f"{element.exception.type}: {element.exception.message}"[:300])
+        elif kind in WIDGETS:
+            wid = getattr(element, kind).id
+            if wid.startswith("$$ID-"):
+                self.widget_ids[wid.split("-", 2)[2]] = wid
+
+
+def _url_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
