@@ -9,4 +9,6 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt
 
+# the matrices are at most 64 x 64: one BLAS thread per process avoids threads waiting for a core
+export OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}"
 exec .venv/bin/python -m streamlit run app.py --server.address 127.0.0.1 "$@"

@@ -72,19 +72,21 @@ def heatmap_spec(
     hidden = np.zeros(z.shape, dtype=bool) if masked is None else np.asarray(masked, dtype=bool)
     z = np.where(hidden | ~np.isfinite(z), np.nan, z)
     show_text = max(z.shape) <= MAX_CELL_TEXT
-    hover = np.where(hidden, masked_label, np.vectorize(lambda v: f"{v:.6g}")(np.nan_to_num(z)))
     trace: dict[str, object] = {
         "type": "heatmap",
         "z": z,
         "x": list(cols),
         "y": list(rows),
-        "customdata": hover,
         "hovertemplate": f"{y_title or 'row'} %{{y}} → {x_title or 'col'} %{{x}}<br>"
-        "%{customdata}<extra></extra>",
+        "%{z:.6g}<extra></extra>",
         "xgap": 1,
         "ygap": 1,
         "showscale": showscale,
     }
+    if hidden.any():  # masked cells say so on hover instead of showing an empty value
+        shown = np.vectorize(lambda v: f"{v:.6g}")(np.nan_to_num(z))
+        trace["customdata"] = np.where(hidden, masked_label, shown)
+        trace["hovertemplate"] = trace["hovertemplate"].replace("%{z:.6g}", "%{customdata}")
     if show_text:  # the cell numbers, formatted only when they are drawn
         text = np.where(hidden, "×", np.vectorize(lambda v: f"{v:.{digits}f}")(np.nan_to_num(z)))
         trace.update(text=text, texttemplate="%{text}")
