@@ -3,45 +3,28 @@
 Each page is opened the way a shared link opens it: the URL parameters are set before the first
 run. The numbers a page shows (dataframes, plotly specs, metrics) are compared with ``llm`` run
 directly in the test on the same settings, so a page that shows the wrong head, seed or d_model
-fails. Each (page, link) pair runs once per session (``_opened``).
+fails. Each (page, link) pair runs once per session (``apptest_pages.opened``).
 """
 
 from __future__ import annotations
 
-import base64
-import functools
-import json
-
 import numpy as np
 import pytest
+from apptest_pages import (
+    LINKS,
+    PAGES,
+    Expected,
+    close_to_shown,
+    figure,
+    opened,
+    tables,
+    z_of,
+)
 from streamlit.testing.v1 import AppTest
 
 import llm
 
-PAGES = {
-    "qkv": "../pages/1_qkv.py",
-    "scores": "../pages/2_scores.py",
-    "softmax": "../pages/3_softmax.py",
-    "mix": "../pages/4_mix.py",
-}
-SENTENCE_32 = " ".join(f"w{n % 20}" for n in range(32))  # 32 tokens, w0..w11 twice
-LINKS: dict[str, dict[str, str]] = {
-    "chapter8": {"d_model": "4", "n_heads": "1", "embeddings": "handmade"},
-    "chapter9": {},
-    "wide": {"d_model": "64", "n_heads": "16", "head": "13", "text": SENTENCE_32},
-    "no_mask": {"causal": "false", "seed": "5"},
-    "repeats": {"text": "the cat saw the other cat, the end", "head": "2", "seed": "11"},
-    "handmade_unknown": {
-        "d_model": "4",
-        "n_heads": "2",
-        "head": "1",
-        "embeddings": "handmade",
-        "text": "the dog sat on the mat",
-    },
-    "seed3": {"seed": "3"},
-    "head1": {"head": "1"},
-    "d_model6": {"d_model": "6", "n_heads": "3"},
-}
+PAGES = {key: PAGES[key] for key in ("qkv", "scores", "softmax", "mix")}
 TITLES = {
     "en": {
         "qkv": "1. Project into Q, K, V",
@@ -56,68 +39,6 @@ TITLES = {
         "mix": "4. Mélanger les values",
     },
 }
-
-
-@functools.cache
-def _opened(page: str, link: tuple[tuple[str, str], ...]) -> AppTest:
-    """The page after its first run on this link (query parameters)."""
-    at = AppTest.from_file(PAGES[page], default_timeout=30)
-    for key, value in link:
-        at.query_params[key] = value
-    at.run()
-    return at
-
-
-def opened(page: str, link: dict[str, str]) -> AppTest:
-    return _opened(page, tuple(sorted(link.items())))
-
-
-class Expected:
-    """The same settings run through ``llm`` directly, as the page should have."""
-
-    def __init__(self, link: dict[str, str]) -> None:
-        d_model = int(link.get("d_model", 8))
-        self.cfg = llm.AttentionConfig(
-            d_model=d_model,
-            n_heads=int(link.get("n_heads", 4)),
-            seed=int(link.get("seed", 0)),
-            embeddings=link.get("embeddings", "seeded"),
-        )
-        self.tokens = llm.tokenize(link.get("text", "the cat sat on mat"))
-        self.labels = llm.token_labels(self.tokens)
-        self.x = llm.embed(self.tokens, self.cfg)
-        self.params = llm.init_params(self.cfg)
-        self.causal = link.get("causal", "true") == "true"
-        self.h = int(link.get("head", 0))
-        self.trace = llm.multi_head_attention(self.x, self.params, causal=self.causal)
-        self.head = self.trace.heads[self.h]
-
-
-def tables(at: AppTest) -> list:
-    return [df.value for df in at.main.dataframe]
-
-
-def figure(at: AppTest, key: str) -> dict:
-    """The plotly spec of the chart drawn with ``show_figure(..., key=key)``."""
-    (chart,) = [c for c in at.get("plotly_chart") if c.proto.id.endswith(f"-{key}")]
-    return json.loads(chart.proto.spec)
-
-
-def z_of(spec: dict) -> np.ndarray:
-    """A heatmap's z as floats (plotly may send it base64-encoded)."""
-    z = spec["data"][0]["z"]
-    if isinstance(z, dict):
-        flat = np.frombuffer(base64.b64decode(z["bdata"]), dtype=np.dtype(z["dtype"]))
-        shape = z.get("shape", str(len(flat)))  # "5, 5"
-        return flat.reshape([int(n) for n in str(shape).split(",")])
-    return np.array(z, dtype=np.float64)
-
-
-def close_to_shown(shown, exact: np.ndarray, digits: int = 3) -> None:
-    """A table rounded to ``digits`` decimals shows these exact numbers."""
-    np.testing.assert_allclose(
-        np.asarray(shown, dtype=np.float64), exact, rtol=0, atol=0.51 * 10**-digits
-    )
 
 
 # --- every page, every link: no exception, the right title ----------------------------------------

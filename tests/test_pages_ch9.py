@@ -4,20 +4,30 @@
 Each page is opened the way a shared link opens it: the URL parameters are set before the first
 run. What a page shows (plotly specs, dataframes) is compared with ``llm`` run directly in the
 test on the same settings, so a page that shows another head, seed, d_model or eps fails.
-Each (page, link) pair runs once per session (``_opened``).
+Each (page, link) pair runs once per session (``apptest_pages.opened``).
 """
 
 from __future__ import annotations
 
-import base64
-import functools
 import inspect
-import json
 import math
 import string
 
 import numpy as np
 import pytest
+from apptest_pages import (
+    LINKS,
+    PAGES,
+    Expected,
+    array_of,
+    close_to_shown,
+    figure,
+    figure_keys,
+    opened,
+    shown_text,
+    tables,
+    z_of,
+)
 from streamlit.testing.v1 import AppTest
 
 import llm
@@ -35,106 +45,14 @@ from ui.text.concat import TEXT as CONCAT_TEXT
 from ui.text.heads import TEXT as HEADS_TEXT
 from ui.text.layernorm import TEXT as LAYERNORM_TEXT
 
-PAGES = {
-    "heads": "../pages/5_heads.py",
-    "concat": "../pages/6_concat.py",
-    "layernorm": "../pages/7_layernorm.py",
-    "code": "../pages/8_code.py",
-}
+PAGES = {key: PAGES[key] for key in ("heads", "concat", "layernorm", "code")}
 TEXTS = {
     "heads": HEADS_TEXT,
     "concat": CONCAT_TEXT,
     "layernorm": LAYERNORM_TEXT,
     "code": CODE_TEXT,
 }
-SENTENCE_32 = " ".join(f"w{n % 20}" for n in range(32))  # 32 tokens, w0..w11 twice
-LINKS: dict[str, dict[str, str]] = {
-    "chapter8": {"d_model": "4", "n_heads": "1", "embeddings": "handmade"},
-    "chapter9": {},
-    "wide": {"d_model": "64", "n_heads": "16", "head": "13", "text": SENTENCE_32},
-    "no_mask": {"causal": "false", "seed": "5"},
-    "repeats": {"text": "the cat saw the other cat, the end", "head": "2", "seed": "11"},
-    "seed3": {"seed": "3"},
-    "d_model6": {"d_model": "6", "n_heads": "3"},
-}
 SMOKE = ("chapter8", "chapter9", "wide", "no_mask", "repeats")
-
-
-@functools.cache
-def _opened(page: str, link: tuple[tuple[str, str], ...]) -> AppTest:
-    """The page after its first run on this link (query parameters)."""
-    at = AppTest.from_file(PAGES[page], default_timeout=30)
-    for key, value in link:
-        at.query_params[key] = value
-    at.run()
-    return at
-
-
-def opened(page: str, link: dict[str, str]) -> AppTest:
-    at = _opened(page, tuple(sorted(link.items())))
-    assert not at.exception, at.exception
-    return at
-
-
-class Expected:
-    """The same settings run through ``llm`` directly, as the page should have."""
-
-    def __init__(self, link: dict[str, str]) -> None:
-        self.cfg = llm.AttentionConfig(
-            d_model=int(link.get("d_model", 8)),
-            n_heads=int(link.get("n_heads", 4)),
-            seed=int(link.get("seed", 0)),
-            embeddings=link.get("embeddings", "seeded"),
-        )
-        self.tokens = llm.tokenize(link.get("text", "the cat sat on mat"))
-        self.labels = llm.token_labels(self.tokens)
-        self.x = llm.embed(self.tokens, self.cfg)
-        self.params = llm.init_params(self.cfg)
-        self.causal = link.get("causal", "true") == "true"
-        self.h = int(link.get("head", 0))
-        self.trace = llm.multi_head_attention(self.x, self.params, causal=self.causal)
-
-
-def figure(at: AppTest, key: str) -> dict:
-    """The plotly spec of the chart drawn with ``show_figure(..., key=key)``."""
-    (chart,) = [c for c in at.get("plotly_chart") if c.proto.id.endswith(f"-{key}")]
-    return json.loads(chart.proto.spec)
-
-
-def figure_keys(at: AppTest, prefix: str) -> list[str]:
-    """The keys of the charts whose key starts with ``prefix``, in page order."""
-    ids = [c.proto.id for c in at.get("plotly_chart")]
-    return [i[i.rindex(f"-{prefix}") + 1 :] for i in ids if f"-{prefix}" in i]
-
-
-def array_of(value: object) -> np.ndarray:
-    """A plotly data array as floats (plotly may send it base64-encoded; null = NaN)."""
-    if isinstance(value, dict):
-        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-        shape = value.get("shape", str(len(flat)))  # "5, 5"
-        return flat.reshape([int(n) for n in str(shape).split(",")]).astype(np.float64)
-    return np.array(value, dtype=np.float64)
-
-
-def z_of(spec: dict) -> np.ndarray:
-    return array_of(spec["data"][0]["z"])
-
-
-def tables(at: AppTest) -> list:
-    return [df.value for df in at.main.dataframe]
-
-
-def close_to_shown(shown, exact: np.ndarray, digits: int = 3) -> None:
-    """A table rounded to ``digits`` decimals shows these exact numbers."""
-    np.testing.assert_allclose(
-        np.asarray(shown, dtype=np.float64), exact, rtol=0, atol=0.51 * 10**-digits
-    )
-
-
-def shown_text(at: AppTest) -> str:
-    """Every sentence of the page body: markdown, alerts and headings."""
-    parts = [*at.main.markdown, *at.main.info, *at.main.warning, *at.main.subheader]
-    return "\n".join(p.value for p in parts)
 
 
 # --- every page, every kind of link ---------------------------------------------------------

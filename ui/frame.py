@@ -192,6 +192,7 @@ def _controls(t: Callable[..., str]) -> tuple[str, llm.AttentionConfig, bool, in
     options = llm.divisors(d_model)
     if ss.get("n_heads") is not None and ss["n_heads"] not in options:
         ss["n_heads"] = default_heads(d_model)
+        ss["_sync_url"] = True
     n_heads = st.selectbox(
         t("n_heads"),
         options,
@@ -211,6 +212,7 @@ def _controls(t: Callable[..., str]) -> tuple[str, llm.AttentionConfig, bool, in
     kinds = list(llm.EMBEDDINGS) if d_model == llm.HANDMADE_D_MODEL else ["seeded"]
     if ss.get("embeddings") is not None and ss["embeddings"] not in kinds:
         ss["embeddings"] = "seeded"
+        ss["_sync_url"] = True
     embeddings = st.radio(
         t("embeddings"),
         kinds,
@@ -221,6 +223,7 @@ def _controls(t: Callable[..., str]) -> tuple[str, llm.AttentionConfig, bool, in
     heads = list(range(n_heads))
     if ss.get("head") is not None and ss["head"] not in heads:
         ss["head"] = 0
+        ss["_sync_url"] = True
     head = st.selectbox(t("head"), heads, key="head", **bound)
     cfg = llm.AttentionConfig(
         d_model=d_model, n_heads=n_heads, seed=int(seed), embeddings=embeddings

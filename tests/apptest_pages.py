@@ -1,0 +1,126 @@
+"""What the page tests share: pages opened as a shared link opens them, and ``llm`` run directly.
+
+A page is opened the way a link opens it: URL parameters set before the first run. Each
+(page, link) pair runs once per test session. ``Expected`` runs the same settings through ``llm``
+so a test can compare what a page shows (dataframes, plotly specs) with the numbers it must show.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import json
+
+import numpy as np
+from streamlit.testing.v1 import AppTest
+
+import llm
+
+PAGES = {
+    "qkv": "../pages/1_qkv.py",
+    "scores": "../pages/2_scores.py",
+    "softmax": "../pages/3_softmax.py",
+    "mix": "../pages/4_mix.py",
+    "heads": "../pages/5_heads.py",
+    "concat": "../pages/6_concat.py",
+    "layernorm": "../pages/7_layernorm.py",
+    "code": "../pages/8_code.py",
+}
+SENTENCE_32 = " ".join(f"w{n % 20}" for n in range(32))  # 32 tokens, w0..w11 twice
+LINKS: dict[str, dict[str, str]] = {
+    "chapter8": {"d_model": "4", "n_heads": "1", "embeddings": "handmade"},
+    "chapter9": {},
+    "wide": {"d_model": "64", "n_heads": "16", "head": "13", "text": SENTENCE_32},
+    "no_mask": {"causal": "false", "seed": "5"},
+    "repeats": {"text": "the cat saw the other cat, the end", "head": "2", "seed": "11"},
+    "handmade_unknown": {
+        "d_model": "4",
+        "n_heads": "2",
+        "head": "1",
+        "embeddings": "handmade",
+        "text": "the dog sat on the mat",
+    },
+    "seed3": {"seed": "3"},
+    "head1": {"head": "1"},
+    "d_model6": {"d_model": "6", "n_heads": "3"},
+}
+
+
+@functools.cache
+def _opened(page: str, link: tuple[tuple[str, str], ...]) -> AppTest:
+    at = AppTest.from_file(PAGES[page], default_timeout=30)
+    for key, value in link:
+        at.query_params[key] = value
+    at.run()
+    return at
+
+
+def opened(page: str, link: dict[str, str]) -> AppTest:
+    """The page after its first run on this link; it must not have raised."""
+    at = _opened(page, tuple(sorted(link.items())))
+    assert not at.exception, at.exception
+    return at
+
+
+class Expected:
+    """The same settings run through ``llm`` directly, as the page should have."""
+
+    def __init__(self, link: dict[str, str]) -> None:
+        self.cfg = llm.AttentionConfig(
+            d_model=int(link.get("d_model", 8)),
+            n_heads=int(link.get("n_heads", 4)),
+            seed=int(link.get("seed", 0)),
+            embeddings=link.get("embeddings", "seeded"),
+        )
+        self.tokens = llm.tokenize(link.get("text", "the cat sat on mat"))
+        self.labels = llm.token_labels(self.tokens)
+        self.x = llm.embed(self.tokens, self.cfg)
+        self.params = llm.init_params(self.cfg)
+        self.causal = link.get("causal", "true") == "true"
+        self.h = int(link.get("head", 0))
+        self.trace = llm.multi_head_attention(self.x, self.params, causal=self.causal)
+        self.head = self.trace.heads[self.h]
+
+
+def figure(at: AppTest, key: str) -> dict:
+    """The plotly spec of the chart drawn with ``show_figure(..., key=key)``."""
+    (chart,) = [c for c in at.get("plotly_chart") if c.proto.id.endswith(f"-{key}")]
+    return json.loads(chart.proto.spec)
+
+
+def figure_keys(at: AppTest, prefix: str) -> list[str]:
+    """The keys of the charts whose key starts with ``prefix``, in page order."""
+    ids = [c.proto.id for c in at.get("plotly_chart")]
+    return [i[i.rindex(f"-{prefix}") + 1 :] for i in ids if f"-{prefix}" in i]
+
+
+def array_of(value: object) -> np.ndarray:
+    """A plotly data array as floats (plotly may send it base64-encoded; null = NaN)."""
+    if isinstance(value, dict):
+        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        shape = value.get("shape", str(len(flat)))  # "5, 5"
+        return flat.reshape([int(n) for n in str(shape).split(",")]).astype(np.float64)
+    return np.array(value, dtype=np.float64)
+
+
+def z_of(spec: dict) -> np.ndarray:
+    """A heatmap's z as floats."""
+    return array_of(spec["data"][0]["z"])
+
+
+def tables(at: AppTest) -> list:
+    """The dataframes of the page body, in page order."""
+    return [df.value for df in at.main.dataframe]
+
+
+def close_to_shown(shown, exact: np.ndarray, digits: int = 3) -> None:
+    """A table rounded to ``digits`` decimals shows these exact numbers."""
+    np.testing.assert_allclose(
+        np.asarray(shown, dtype=np.float64), exact, rtol=0, atol=0.51 * 10**-digits
+    )
+
+
+def shown_text(at: AppTest) -> str:
+    """Every sentence of the page body: markdown, alerts and headings."""
+    parts = [*at.main.markdown, *at.main.info, *at.main.warning, *at.main.subheader]
+    return "\n".join(p.value for p in parts)
