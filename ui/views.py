@@ -19,7 +19,7 @@ import streamlit as st
 
 MAX_CELL_TEXT = 12  # print numbers inside cells up to this many rows/cols
 PLOT_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["select2d", "lasso2d"]}
-MASKED_COLOUR = "rgba(128, 128, 128, 0.25)"
+MASKED_COLOUR = "#a0a0a0"  # opaque mid grey: the × reads on it in light and dark mode
 # plotly's named scales as the explicit [position, colour] lists that plotly.js reads
 COLOUR_SCALES = {
     name: [list(step) for step in go.Heatmap(colorscale=name).colorscale]
@@ -99,10 +99,16 @@ def heatmap_spec(
     layout: dict[str, object] = {
         "xaxis": {
             "type": "category",
+            "showgrid": False,
             "title": {"text": x_title},
             "tickangle": 0 if len(cols) <= 10 else -60,
         },
-        "yaxis": {"type": "category", "title": {"text": y_title}, "autorange": "reversed"},
+        "yaxis": {
+            "type": "category",
+            "showgrid": False,
+            "title": {"text": y_title},
+            "autorange": "reversed",
+        },
         "title": {"text": title, "font": {"size": 14}} if title else {},
         "height": height or max(240, (34 if len(rows) <= MAX_CELL_TEXT else 20) * len(rows) + 130),
         "margin": {"l": 10, "r": 10, "t": 40 if title else 10, "b": 10},
