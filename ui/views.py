@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Sequence
 from functools import partial
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -117,42 +118,9 @@ def heatmap_spec(
     return trace, layout
 
 
-def heatmap(
-    m: np.ndarray,
-    rows: Sequence[str],
-    cols: Sequence[str],
-    *,
-    title: str = "",
-    signed: bool = False,
-    zmin: float | None = None,
-    zmax: float | None = None,
-    masked: np.ndarray | None = None,
-    masked_label: str = "masked",
-    digits: int = 2,
-    height: int | None = None,
-    x_title: str = "",
-    y_title: str = "",
-    showscale: bool = True,
-) -> go.Figure:
-    """A plotly heatmap of m with token labels, row 0 on top (see ``heatmap_spec``)."""
-    return fast_figure(
-        *heatmap_spec(
-            m,
-            rows,
-            cols,
-            title=title,
-            signed=signed,
-            zmin=zmin,
-            zmax=zmax,
-            masked=masked,
-            masked_label=masked_label,
-            digits=digits,
-            height=height,
-            x_title=x_title,
-            y_title=y_title,
-            showscale=showscale,
-        )
-    )
+def heatmap(m: np.ndarray, rows: Sequence[str], cols: Sequence[str], **style: Any) -> go.Figure:
+    """A plotly heatmap of m with token labels, row 0 on top; ``style`` as in ``heatmap_spec``."""
+    return fast_figure(*heatmap_spec(m, rows, cols, **style))
 
 
 def show_figure(fig: go.Figure, key: str) -> None:
