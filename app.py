@@ -4,11 +4,11 @@ import pandas as pd
 import streamlit as st
 
 from ui.frame import frame
-from ui.text import pick
+from ui.text import translator
 from ui.text.home import TEXT
 
 s = frame("home")
-t = lambda name, /, **v: pick(TEXT, s.lang, name, **v)  # noqa: E731
+t = translator(TEXT, s.lang)
 T, d, h, dh = len(s.lab.tokens), s.cfg.d_model, s.cfg.n_heads, s.cfg.d_head
 
 st.title(t("title"), anchor=False)

@@ -5,12 +5,12 @@ import streamlit as st
 import llm
 from llm.attention import dot, matmul
 from ui.frame import frame
-from ui.text import md_escape, pick
+from ui.text import md_escape, pick, translator
 from ui.text.qkv import FEATURES, TEXT
 from ui.views import feature_labels, heatmap, matrix_table, show_code, show_figure
 
 s = frame("page_qkv")
-t = lambda name, /, **v: pick(TEXT, s.lang, name, **v)  # noqa: E731
+t = translator(TEXT, s.lang)
 h, cfg = s.head, s.cfg
 head, params, labels = s.lab.trace.heads[h], s.lab.params, s.lab.labels
 handmade = cfg.embeddings == "handmade"

@@ -5,12 +5,12 @@ import streamlit as st
 import llm
 from llm.attention import attention_scores, dot, transpose
 from ui.frame import frame
-from ui.text import md_escape, pick
+from ui.text import md_escape, translator
 from ui.text.scores import TEXT
 from ui.views import heatmap, matrix_table, show_code, show_figure
 
 s = frame("page_scores")
-t = lambda name, /, **v: pick(TEXT, s.lang, name, **v)  # noqa: E731
+t = translator(TEXT, s.lang)
 head, labels = s.lab.trace.heads[s.head], s.lab.labels
 scores = head.scores
 

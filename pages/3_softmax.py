@@ -7,12 +7,12 @@ import streamlit as st
 import llm
 from llm.attention import scale_mask_softmax, softmax
 from ui.frame import frame
-from ui.text import pick
+from ui.text import translator
 from ui.text.softmax import TEXT
 from ui.views import heatmap, matrix_table, show_code, show_figure
 
 s = frame("page_softmax")
-t = lambda name, /, **v: pick(TEXT, s.lang, name, **v)  # noqa: E731
+t = translator(TEXT, s.lang)
 head = s.lab.trace.heads[s.head]
 labels, d_k = s.lab.labels, s.cfg.d_head
 

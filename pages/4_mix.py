@@ -6,12 +6,12 @@ import streamlit as st
 import llm
 from llm.attention import causal_attention, mix_values
 from ui.frame import frame
-from ui.text import md_escape, pick
+from ui.text import md_escape, translator
 from ui.text.mix import TEXT
 from ui.views import feature_labels, frame_of, heatmap, matrix_table, show_code, show_figure
 
 s = frame("page_mix", extra_keys=("token",))
-t = lambda name, /, **v: pick(TEXT, s.lang, name, **v)  # noqa: E731
+t = translator(TEXT, s.lang)
 head, labels, d_head = s.lab.trace.heads[s.head], s.lab.labels, s.cfg.d_head
 v_cols, z_cols = feature_labels(d_head, "v"), feature_labels(d_head, "z")
 

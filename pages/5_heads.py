@@ -7,12 +7,12 @@ import llm
 from llm import engine
 from llm.nn import attention_head, head_entropy, row_entropy
 from ui.frame import frame
-from ui.text import pick
+from ui.text import translator
 from ui.text.heads import TEXT
 from ui.views import bar_chart, heatmap_grid, matrix_table, show_code, show_figure
 
 s = frame("page_heads")
-t = lambda name, /, **v: pick(TEXT, s.lang, name, **v)  # noqa: E731
+t = translator(TEXT, s.lang)
 trace, labels, cfg = s.lab.trace, s.lab.labels, s.cfg
 n_tokens = len(labels)
 

@@ -5,7 +5,7 @@ import streamlit as st
 from llm.attention import matmul
 from llm.nn import combine_heads, concat_heads
 from ui.frame import frame
-from ui.text import pick
+from ui.text import translator
 from ui.text.concat import TEXT
 from ui.views import (
     feature_labels,
@@ -21,7 +21,7 @@ from ui.views import (
 SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
 s = frame("page_concat")
-t = lambda name, /, **v: pick(TEXT, s.lang, name, **v)  # noqa: E731
+t = translator(TEXT, s.lang)
 trace, labels, cfg, params = s.lab.trace, s.lab.labels, s.cfg, s.lab.params
 n_tokens, n_heads, d_head, d_model = len(labels), cfg.n_heads, cfg.d_head, cfg.d_model
 concat_cols = head_feature_labels(n_heads, d_head)  # h0·0, h0·1, h1·0, ...

@@ -6,7 +6,7 @@ import streamlit as st
 import llm
 from llm.nn import add, layer_norm, residual_layer_norm, row_stats
 from ui.frame import frame
-from ui.text import md_escape, pick
+from ui.text import md_escape, translator
 from ui.text.layernorm import TEXT
 from ui.views import (
     bar_chart,
@@ -28,7 +28,7 @@ def eps_label(eps: float) -> str:
 
 
 s = frame("page_layernorm", extra_keys=("eps",))
-t = lambda name, /, **v: pick(TEXT, s.lang, name, **v)  # noqa: E731
+t = translator(TEXT, s.lang)
 x, attn_out, labels, cfg = s.lab.x, s.lab.trace.attn_out, s.lab.labels, s.cfg
 n_tokens = len(labels)
 features = feature_labels(cfg.d_model)

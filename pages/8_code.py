@@ -9,14 +9,14 @@ import llm.nn
 from llm.compare import QUANTITIES, agree
 from ui.compute import compare_lab
 from ui.frame import frame
-from ui.text import pick
+from ui.text import translator
 from ui.text.code import TEXT
 from ui.views import feature_labels, frame_of, matrix_table, shape_text, show_code
 
 EPS = 1e-5  # the chapter's eps; page 7 lets you vary it
 
 s = frame("page_code")
-t = lambda name, /, **v: pick(TEXT, s.lang, name, **v)  # noqa: E731
+t = translator(TEXT, s.lang)
 labels, h = s.lab.labels, s.head
 cfg = s.cfg
 readable, engine_out, differences = compare_lab(

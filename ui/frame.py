@@ -16,7 +16,7 @@ from streamlit.errors import StreamlitPageNotFoundError
 
 import llm
 from ui.compute import Lab, compute_lab
-from ui.text import LANGS, md_escape, pick
+from ui.text import LANGS, md_escape, pick, translator
 from ui.text.common import TEXT
 
 DEFAULT_TEXT = "the cat sat on mat"
@@ -96,7 +96,7 @@ def frame(page: str, extra_keys: tuple[str, ...] = ()) -> Settings:
 
     with st.sidebar:
         lang = _language_control()
-        t: Callable[..., str] = lambda name, /, **v: pick(TEXT, lang, name, **v)  # noqa: E731
+        t = translator(TEXT, lang)
         _navigation(t)
         st.header(t("settings"), anchor=False)
         text, cfg, causal, head = _controls(t)
@@ -259,7 +259,7 @@ def _check_url(lang: str, known: set[str]) -> tuple[dict[str, object], list[str]
     A corrected value is the widget's default wherever possible, so that the URL without that
     parameter and the page show the same numbers.
     """
-    t: Callable[..., str] = lambda name, /, **v: pick(TEXT, lang, name, **v)  # noqa: E731
+    t = translator(TEXT, lang)
     raw = st.query_params.to_dict()
     fixes: dict[str, object] = {}
     messages: list[str] = []

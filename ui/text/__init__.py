@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 LANGS = ("en", "fr")
 
 
@@ -9,6 +11,11 @@ def pick(table: dict[str, dict[str, str]], lang: str, name: str, /, **values: ob
     """The text for ``name`` in ``lang`` (English when a translation is missing), formatted."""
     text = table.get(lang, {}).get(name) or table["en"][name]
     return text.format(**values) if values else text
+
+
+def translator(table: dict[str, dict[str, str]], lang: str) -> Callable[..., str]:
+    """``pick`` with the table and the language fixed: ``t("title")``, ``t("n", x=1)``."""
+    return lambda name, /, **values: pick(table, lang, name, **values)
 
 
 _MD_SPECIAL = frozenset("\\`*_{}[]()#+-.!|<>~$:&=\"'")
