@@ -76,11 +76,11 @@ def scale_mask_softmax(scores: Matrix, d_k: int, causal: bool = True) -> Matrix:
     Shapes: [T × T] -> [T × T]; every row sums to 1, masked cells are exactly 0.0.
     """
     scale = math.sqrt(d_k)
-    pattern: Matrix = []
-    for i, row in enumerate(scores):
-        scaled = [s / scale if (j <= i or not causal) else -math.inf for j, s in enumerate(row)]
-        pattern.append(softmax(scaled))
-    return pattern
+    masked = [
+        [s / scale if (j <= i or not causal) else float("-inf") for j, s in enumerate(row)]
+        for i, row in enumerate(scores)
+    ]
+    return [softmax(row) for row in masked]
 
 
 def mix_values(pattern: Matrix, v: Matrix) -> Matrix:
@@ -108,9 +108,9 @@ def causal_attention(x: Matrix, wq: Matrix, wk: Matrix, wv: Matrix) -> Matrix:
     out: Matrix = []
     for i, query in enumerate(q):
         # [2] compare query i with every key; j <= i is the causal mask
-        scores = [dot(query, key) / scale if j <= i else -math.inf for j, key in enumerate(k)]
+        scores = [dot(query, key) / scale if j <= i else float("-inf") for j, key in enumerate(k)]
         # [3] scores -> a distribution over the keys
         pattern = softmax(scores)
         # [4] the pattern-weighted average of the value rows
-        out.append([sum(p * value[d] for p, value in zip(pattern, v)) for d in range(len(v[0]))])
+        out += [[sum(p * value[d] for p, value in zip(pattern, v)) for d in range(len(v[0]))]]
     return out

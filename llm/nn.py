@@ -35,7 +35,7 @@ def layer_norm(x: Matrix, eps: float = 1e-5) -> Matrix:
         mean = sum(row) / len(row)
         var = sum((value - mean) ** 2 for value in row) / len(row)  # population variance
         denom = math.sqrt(var + eps)
-        out.append([(value - mean) / denom for value in row])
+        out += [[(value - mean) / denom for value in row]]
     return out
 
 
@@ -129,3 +129,19 @@ def multi_head_attention(
     heads = [attention_head(x, q, k, v, causal) for q, k, v in zip(wq, wk, wv, strict=True)]
     concat = concat_heads([head["z"] for head in heads])
     return heads, concat, matmul(concat, w_o)
+
+
+def head_entropies(patterns: list[Matrix]) -> Vector:
+    """The mean row entropy of every head, one number per head.
+
+    Shapes: H × [T × T] -> [H].
+    """
+    return [head_entropy(pattern) for pattern in patterns]
+
+
+def add_and_norm(x: Matrix, sublayer_out: Matrix, eps: float = 1e-5) -> Matrix:
+    """The residual connection, then LayerNorm: only the normalized matrix.
+
+    Shapes: [T × d_model], [T × d_model] -> [T × d_model].
+    """
+    return layer_norm(add(x, sublayer_out), eps)

@@ -4,6 +4,7 @@ import streamlit as st
 
 import llm
 from llm.attention import dot, matmul
+from ui.exercise import your_turn
 from ui.frame import frame
 from ui.text import md_escape, pick, translator
 from ui.text.qkv import FEATURES, TEXT
@@ -90,3 +91,5 @@ for tab, (name, m) in zip(st.tabs(list(projected)), projected.items(), strict=Tr
 
 with st.expander(t("code")):
     show_code(dot, matmul)
+
+your_turn(s.lang, s.lab, "qkv", s.head, s.causal)

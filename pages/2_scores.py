@@ -4,6 +4,7 @@ import streamlit as st
 
 import llm
 from llm.attention import attention_scores, dot, transpose
+from ui.exercise import your_turn
 from ui.frame import frame
 from ui.text import md_escape, translator
 from ui.text.scores import TEXT
@@ -58,3 +59,5 @@ else:
 
 with st.expander(t("code")):
     show_code(dot, transpose, attention_scores)
+
+your_turn(s.lang, s.lab, "scores", s.head, s.causal)

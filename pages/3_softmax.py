@@ -6,6 +6,7 @@ import streamlit as st
 
 import llm
 from llm.attention import scale_mask_softmax, softmax
+from ui.exercise import your_turn
 from ui.frame import frame
 from ui.text import translator
 from ui.text.softmax import TEXT
@@ -50,3 +51,5 @@ st.caption(t("row_sums") + ": " + ", ".join(f"{v:.6f}" for v in llm.row_sums(hea
 
 with st.expander(t("code")):
     show_code(softmax, scale_mask_softmax)
+
+your_turn(s.lang, s.lab, "softmax", s.head, s.causal)

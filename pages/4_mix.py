@@ -5,6 +5,7 @@ import streamlit as st
 
 import llm
 from llm.attention import causal_attention, mix_values
+from ui.exercise import your_turn
 from ui.frame import frame
 from ui.text import md_escape, translator
 from ui.text.mix import TEXT
@@ -102,3 +103,5 @@ with st.expander(t("why")):
 
 with st.expander(t("code")):
     show_code(mix_values, causal_attention)
+
+your_turn(s.lang, s.lab, "mix", s.head, s.causal)

@@ -6,6 +6,7 @@ import streamlit as st
 import llm
 from llm import engine
 from llm.nn import attention_head, head_entropy, row_entropy
+from ui.exercise import your_turn
 from ui.frame import frame
 from ui.text import translator
 from ui.text.heads import TEXT
@@ -112,3 +113,5 @@ with st.expander(t("code")):
         engine.head_sharpness,
         engine.classify_head,
     )
+
+your_turn(s.lang, s.lab, "entropy", s.head, s.causal)

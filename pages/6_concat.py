@@ -4,6 +4,7 @@ import streamlit as st
 
 from llm.attention import matmul
 from llm.nn import combine_heads, concat_heads
+from ui.exercise import your_turn
 from ui.frame import frame
 from ui.text import translator
 from ui.text.concat import TEXT
@@ -109,3 +110,5 @@ with st.expander(t("tables")):
 
 with st.expander(t("code")):
     show_code(concat_heads, combine_heads, matmul)
+
+your_turn(s.lang, s.lab, "combine", s.head, s.causal)

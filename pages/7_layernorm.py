@@ -5,6 +5,7 @@ import streamlit as st
 
 import llm
 from llm.nn import add, layer_norm, residual_layer_norm, row_stats
+from ui.exercise import your_turn
 from ui.frame import frame
 from ui.text import md_escape, translator
 from ui.text.layernorm import TEXT
@@ -127,3 +128,5 @@ with st.expander(t("tables")):
 
 with st.expander(t("code")):
     show_code(add, layer_norm, residual_layer_norm, row_stats)
+
+your_turn(s.lang, s.lab, "add_norm", s.head, s.causal, eps)

@@ -8,6 +8,7 @@ import llm.compare
 import llm.nn
 from llm.compare import QUANTITIES, agree
 from ui.compute import compare_lab
+from ui.exercise import your_turn
 from ui.frame import frame
 from ui.text import translator
 from ui.text.code import TEXT
@@ -70,3 +71,5 @@ with compare_tab:
     show_code(llm.compare)
 
 st.write(t("why"))
+
+your_turn(s.lang, s.lab, "attention", s.head, s.causal)

@@ -15,9 +15,12 @@ import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
 import llm
+from llm.exercises import BY_PAGE, CELLS
 from ui.compute import Lab, compute_lab
+from ui.exercise import solved
 from ui.text import LANGS, md_escape, pick, translator
 from ui.text.common import TEXT
+from ui.text.exercise import TEXT as TURN_TEXT
 
 DEFAULT_TEXT = "the cat sat on mat"
 D_MODEL_MAX = 64  # the slider's top: 64 features still fit a readable table
@@ -97,7 +100,7 @@ def frame(page: str, extra_keys: tuple[str, ...] = ()) -> Settings:
     with st.sidebar:
         lang = _language_control()
         t = translator(TEXT, lang)
-        _navigation(t)
+        _navigation(t, lang)
         st.header(t("settings"), anchor=False)
         text, cfg, causal, head = _controls(t)
 
@@ -147,17 +150,21 @@ def _language_control() -> str:
     )
 
 
-def _navigation(t: Callable[..., str]) -> None:
+def _navigation(t: Callable[..., str], lang: str) -> None:
     group = None
+    done = solved()
     for path, key, page_group in PAGES:
         if page_group != group and page_group is not None:
             st.caption(t(page_group))
             group = page_group
+        cell = BY_PAGE.get(path.removesuffix(".py").partition("_")[2])
+        label = t(key) + (" ✓" if cell is not None and cell.id in done else "")
         try:
-            st.page_link(path, label=t(key))
+            st.page_link(path, label=label)
         except StreamlitPageNotFoundError:
             # a page script run on its own (AppTest opening a page file) has no page list
-            st.caption(t(key))
+            st.caption(label)
+    st.caption(pick(TURN_TEXT, lang, "progress", done=len(done), total=len(CELLS)))
 
 
 def _apply_preset(name: str) -> None:

@@ -1,0 +1,64 @@
+"""The "Your turn" panel in a real browser: type an answer, press Check, read the verdict."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from llm import exercises as ex
+from tests.e2e.harness import SIDEBAR, Session, exceptions, nav_labels, settle
+from ui.text.exercises import CELLS
+
+pytestmark = pytest.mark.e2e
+
+WRONG_SOFTMAX = """def scale_mask_softmax(scores, d_k, causal):
+    out = []
+    for i, row in enumerate(scores):
+        s = [v if (j <= i or not causal) else -1e9 for j, v in enumerate(row)]
+        e = [exp(a - max(s)) for a in s]
+        out += [[a / sum(e) for a in e]]
+    return out
+"""
+HOSTILE = "def scale_mask_softmax(scores, d_k, causal):\n    return ().__class__.__bases__\n"
+
+
+def check(session: Session, code: str, words: str) -> str:
+    """Type ``code`` into the editor, press Check, wait for a verdict with ``words``, return it."""
+    page = session.page
+    page.locator(".st-key-code_softmax textarea").fill(code)
+    page.locator(".st-key-check_softmax button").click()
+    verdict = page.locator(".st-key-verdict_softmax")
+    expect(verdict.locator("[data-testid='stAlert']")).to_contain_text(words)
+    settle(page)
+    return verdict.inner_text()
+
+
+def test_typing_a_wrong_then_a_right_answer(session: Session) -> None:
+    page = session.page
+    session.open("/softmax")
+    editor = page.locator(".st-key-code_softmax textarea")
+    assert editor.input_value() == CELLS["softmax"]["en"]["template"]
+
+    text = check(session, WRONG_SOFTMAX, "not divided by √d_k")
+    assert "Case 1 of 5, the current settings of the page: scores [5 × 5], d_k 2" in text
+    assert "The scores were not divided by √d_k before the softmax." in text
+
+    text = check(session, HOSTILE, "is not allowed")
+    assert "Line 2: attribute .__class__ is not allowed in the checker." in text
+
+    text = check(session, ex.BY_ID["softmax"].solution_source(), "Correct")
+    assert "Correct: all 5 cases pass" in text
+    # the navigation marks the solved page and counts it
+    assert "3. Scale, mask, softmax ✓" in nav_labels(page)
+    expect(page.locator(SIDEBAR)).to_contain_text("Your turn: 1 of 8 cells solved")
+    assert exceptions(page) == []
+    assert session.console.errors == []
+
+    # the code and the progress stay when the learner moves to another page and comes back
+    page.locator(SIDEBAR).get_by_role("link", name="2. Scores").click()
+    settle(page)
+    page.locator(SIDEBAR).get_by_role("link", name="3. Scale, mask, softmax ✓").click()
+    settle(page)
+    assert (
+        page.locator(".st-key-code_softmax textarea").input_value().startswith("def softmax(values")
+    )

@@ -1,0 +1,170 @@
+"""The "Your turn" panel of every lesson page, through AppTest: editor, Check, verdicts."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from llm import exercises as ex
+from tests.apptest_pages import PAGES
+from ui.exercise import verdict_text
+from ui.text.exercises import CELLS
+
+PAGE_OF = {cell.id: page for page in PAGES for cell in ex.CELLS if cell.page == page}
+
+
+def open_page(cell_id: str, **link: str) -> AppTest:
+    at = AppTest.from_file(PAGES[PAGE_OF[cell_id]], default_timeout=30)
+    for key, value in link.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def check(at: AppTest, cell_id: str, code: str) -> AppTest:
+    at.text_area(key=f"code_{cell_id}").set_value(code)
+    at.button(key=f"check_{cell_id}").click()
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def shown(element) -> str:
+    """An element's markdown as the reader sees it: backslash escapes removed."""
+    return re.sub(r"\\(.)", r"\1", element.value)
+
+
+def sidebar_text(at: AppTest) -> str:
+    return "\n".join(c.value for c in at.sidebar.caption)
+
+
+@pytest.mark.parametrize("cell_id", [cell.id for cell in ex.CELLS])
+def test_every_lesson_page_has_its_cell_prefilled_with_the_template(cell_id: str) -> None:
+    at = open_page(cell_id)
+    editor = at.text_area(key=f"code_{cell_id}")
+    assert editor.value == CELLS[cell_id]["en"]["template"]
+    assert editor.value.startswith(ex.BY_ID[cell_id].signature())
+    assert CELLS[cell_id]["en"]["title"] in [h.value for h in at.header]
+    assert not at.error
+    assert not [e for e in at.success if "cases pass" in e.value]  # no verdict before a check
+
+
+def test_the_solution_passes_and_the_navigation_marks_the_page() -> None:
+    at = open_page("add_norm")
+    assert "0 of 8" in sidebar_text(at)
+    check(at, "add_norm", ex.BY_ID["add_norm"].solution_source())
+    assert [e.value for e in at.success] == [
+        "Correct: all 3 cases pass, the current settings of the page and 2 hidden cases of "
+        "other shapes."
+    ]
+    assert "1 of 8" in sidebar_text(at)
+    # the frame's page list: the solved page carries a check mark, the others do not
+    assert "7. Residual + LayerNorm ✓" in sidebar_text(at) or any(
+        "✓" in c.value and "LayerNorm" in c.value for c in at.sidebar.caption
+    )
+    assert sum("✓" in c.value for c in at.sidebar.caption) == 1
+
+
+def test_a_usual_mistake_gets_its_own_message() -> None:
+    source = (
+        ex.BY_ID["add_norm"].solution_source().replace(") / len(row)  #", ") / (len(row) - 1)  #")
+    )
+    assert "(len(row) - 1)" in source
+    at = check(open_page("add_norm"), "add_norm", source)
+    (error,) = at.error
+    assert "Case 1 of 3, the current settings of the page: x [5 × 8]" in shown(error)
+    assert "n − 1" in shown(error) and "population variance" in shown(error)
+    assert "0 of 8" in sidebar_text(at)
+
+
+def test_a_wrong_value_names_the_first_differing_cell() -> None:
+    at = check(
+        open_page("qkv"), "qkv", "def matmul(x, w):\n    return [[0.0] * len(w[0]) for r in x]\n"
+    )
+    (error,) = at.error
+    assert "first cell that differs is row 0, column 0" in shown(error)
+
+
+@pytest.mark.parametrize(
+    ("code", "words"),
+    [
+        ("def matmul(x, w):\n    return ().__class__.__bases__\n", "is not allowed"),
+        ("def matmul(x, w):\n    return open('/etc/passwd')\n", "`open` is not defined"),
+        ("def matmul(x, w)\n    return x\n", "Syntax error on line 1"),
+        ("def matmul(x, w):\n    while True:\n        x = x\n", "Too slow"),
+        ("def matmul(x, w):\n    return [0] * 10 ** 9\n", "too large"),
+        ("def mat(x, w):\n    return x\n", "does not define the function `matmul`"),
+        ("def matmul(x, w):\n    return x[99]\n", "Line 2: an index is out of range"),
+    ],
+)
+def test_bad_code_gets_a_clear_message_and_the_page_keeps_working(code: str, words: str) -> None:
+    at = check(open_page("qkv"), "qkv", code)
+    (error,) = at.error
+    assert words in shown(error)
+    check(at, "qkv", ex.BY_ID["qkv"].solution_source())
+    assert at.success and not at.error
+
+
+def test_typed_markup_is_shown_as_text() -> None:
+    at = check(
+        open_page("qkv"), "qkv", "def matmul(x, w):\n    return <img src=x onerror=alert(1)>\n"
+    )
+    (error,) = at.error
+    assert "Syntax error on line 2" in shown(error)
+    # whatever text a message carries from the learner's code is escaped or kept in a code span
+    verdict = ex.Verdict(
+        False,
+        "error",
+        {"error": "syntax", "line": 2, "message": "<img src=x onerror=alert(1)> [a](javascript:x)"},
+    )
+    _, text = verdict_text(verdict, "en")
+    assert re.search(r"(?<!\\)[<\[]", text) is None  # every < and [ is backslash-escaped
+    assert "\\<img src\\=x onerror\\=alert\\(1\\)\\>" in text
+    construct = "constant `'<b>[x](y)'`"
+    verdict = ex.Verdict(False, "error", {"error": "not_allowed", "line": 2, "construct": construct})
+    assert verdict_text(verdict, "en")[1] == (
+        "Line 2: constant `'<b>[x](y)'` is not allowed in the checker."
+    )
+    verdict = ex.Verdict(False, "error", {"error": "unknown_name", "line": 3, "name": "a`<b>`c"})
+    assert "`a'<b>'c`" in verdict_text(verdict, "en")[1]  # one code span: no markup inside
+
+
+def test_french_page_has_the_french_template_and_messages() -> None:
+    at = open_page("softmax", lang="fr")
+    assert at.text_area(key="code_softmax").value == CELLS["softmax"]["fr"]["template"]
+    check(at, "softmax", "def scale_mask_softmax(scores, d_k, causal):\n    return []\n")
+    (error,) = at.error
+    assert "Mauvaise forme : attendu [5 × 5], reçu [0 × 0]." in shown(error)
+
+
+def test_an_untouched_template_follows_the_language_and_own_code_stays() -> None:
+    at = open_page("mix")
+    at.sidebar.segmented_control(key="lang").set_value("fr").run()
+    assert at.text_area(key="code_mix").value == CELLS["mix"]["fr"]["template"]
+    at.text_area(key="code_mix").set_value("def mix_values(pattern, v):\n    return v\n").run()
+    at.sidebar.segmented_control(key="lang").set_value("en").run()
+    assert at.text_area(key="code_mix").value == "def mix_values(pattern, v):\n    return v\n"
+
+
+def test_start_again_restores_the_template_and_clears_the_verdict() -> None:
+    at = check(open_page("scores"), "scores", "def attention_scores(q, k):\n    return 1\n")
+    assert at.error
+    at.button(key="reset_scores").click().run()
+    assert at.text_area(key="code_scores").value == CELLS["scores"]["en"]["template"]
+    assert not at.error
+
+
+def test_the_check_uses_the_page_settings() -> None:
+    # head 3 without the mask: the current case is that head's scores, unmasked
+    at = open_page("softmax", head="3", causal="false", seed="4")
+    check(at, "softmax", ex.BY_ID["softmax"].solution_source())
+    assert at.success
+    masked_always = (
+        ex.BY_ID["softmax"].solution_source().replace("(j <= i or not causal)", "j <= i")
+    )
+    check(at, "softmax", masked_always)
+    (error,) = at.error
+    assert "Case 1 of 5" in shown(error) and "causal = False" in shown(error)

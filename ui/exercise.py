@@ -1,0 +1,180 @@
+"""The "Your turn" panel: the chapter's exercise cell, an editor, Check, a hint and the solution.
+
+The learner's code runs in the ``sandbox`` package (a small checked language, in a child process
+with resource limits); ``llm.exercises`` builds the cases and judges the results. Verdicts and
+progress live in the session, so the navigation can mark the solved cells.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+import llm.exercises as ex
+import sandbox
+from ui.text import md_escape, pick, translator
+from ui.text.exercise import TEXT
+from ui.text.exercises import CELLS
+
+PASSED = "_turn_passed"  # session key: the ids of the cells solved in this session
+VERDICTS = "_turn_verdicts"  # session key: cell id -> the last Verdict
+_CODE_PARAMS = ("name", "function")  # shown in a code span
+_EDITOR_CSS = """<style>
+[class*="st-key-code_"] textarea {
+  font-family: "Source Code Pro", ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+  font-size: 0.9rem; line-height: 1.4; tab-size: 4;
+}
+</style>"""
+
+
+def solved() -> set[str]:
+    """The ids of the cells solved in this session."""
+    return st.session_state.get(PASSED, set())
+
+
+def your_turn(
+    lang: str, lab: Any, cell_id: str, head: int, causal: bool, eps: float = 1e-5
+) -> None:
+    """Draw the exercise cell of one page, checked against ``lab`` (the page's current settings)."""
+    cell = ex.BY_ID[cell_id]
+    t = translator(TEXT, lang)
+    texts = CELLS[cell_id][lang]
+    key = f"code_{cell_id}"
+    _follow_language(key, cell_id, lang)
+
+    st.divider()
+    st.header(texts["title"], anchor=False)
+    st.markdown(texts["instructions"])
+    if cell.helpers:
+        st.caption(t("helpers", names=", ".join(f"`{name}`" for name in cell.helpers)))
+    st.html(_EDITOR_CSS)
+    st.text_area(
+        t("editor"),
+        value=texts["template"],
+        key=key,
+        height=320,
+        max_chars=sandbox.MAX_SOURCE,
+        help=t("editor_help"),
+        persist_state="session",
+    )
+    current = ex.Current(
+        x=lab.x, params=lab.params, trace=lab.trace, head=head, causal=causal, eps=eps
+    )
+    buttons = st.container(horizontal=True, vertical_alignment="center")
+    buttons.button(
+        t("check"),
+        key=f"check_{cell_id}",
+        type="primary",
+        icon=":material/play_arrow:",
+        on_click=_check,
+        args=(cell_id, current),
+    )
+    buttons.button(
+        t("reset"), key=f"reset_{cell_id}", on_click=_reset, args=(cell_id, lang), type="tertiary"
+    )
+    verdict = st.session_state.get(VERDICTS, {}).get(cell_id)
+    with st.container(key=f"verdict_{cell_id}"):
+        if verdict is not None:
+            show_verdict(verdict, lang)
+        elif cell_id in solved():
+            st.caption(t("passed_before"))
+    with st.expander(t("hint"), icon=":material/lightbulb:"):
+        st.markdown(texts["hint"])
+    with st.expander(t("solution"), icon=":material/visibility:"):
+        st.caption(t("solution_caption", module=cell.solution[-1].__module__))
+        st.code(cell.solution_source(), language="python")
+    st.caption(t("language", calls=_calls()))
+
+
+def _calls() -> str:
+    return ", ".join(f"`{name}`" for name in sandbox.ALLOWED_CALLS)
+
+
+def _follow_language(key: str, cell_id: str, lang: str) -> None:
+    """An untouched template switches language with the page; the learner's own code stays."""
+    code = st.session_state.get(key)
+    templates = {other: CELLS[cell_id][other]["template"] for other in CELLS[cell_id]}
+    if code is not None and code != templates[lang] and code in templates.values():
+        st.session_state[key] = templates[lang]
+
+
+def _reset(cell_id: str, lang: str) -> None:
+    st.session_state[f"code_{cell_id}"] = CELLS[cell_id][lang]["template"]
+    st.session_state.setdefault(VERDICTS, {}).pop(cell_id, None)
+
+
+def _check(cell_id: str, current: ex.Current) -> None:
+    """Run the learner's code on every case and keep the verdict (a button callback)."""
+    st.session_state.setdefault(VERDICTS, {})[cell_id] = check_code(
+        cell_id, st.session_state.get(f"code_{cell_id}", ""), current
+    )
+    if st.session_state[VERDICTS][cell_id].passed:
+        st.session_state[PASSED] = solved() | {cell_id}
+
+
+def check_code(cell_id: str, code: str, current: ex.Current) -> ex.Verdict:
+    """The verdict on ``code`` for one cell: the current setting, then the hidden cases."""
+    cell = ex.BY_ID[cell_id]
+    cases = cell.cases(current)
+    try:
+        outcomes = sandbox.run_function(
+            code, cell.function, [case.plain_args() for case in cases], cell.helpers
+        )
+    except sandbox.SandboxError as err:
+        return ex.error_verdict(err.code, err.params, len(cases))
+    return ex.judge(cell, cases, outcomes)
+
+
+def verdict_text(verdict: ex.Verdict, lang: str) -> tuple[str, str]:
+    """(where, what): the case that failed and the message, as safe markdown."""
+    t = translator(TEXT, lang)
+    if verdict.passed:
+        return "", t("passed", cases=verdict.cases, hidden=verdict.cases - 1)
+    where = ""
+    if verdict.case:
+        name = "case_hidden" if verdict.hidden else "case_current"
+        where = t(name, case=verdict.case, cases=verdict.cases, shapes=md_escape(verdict.shapes))
+    params = _safe(verdict.params)
+    if verdict.code == "error":
+        name = "err_" + str(verdict.params.get("error", ""))
+        params["calls"] = _calls()
+        if f"what_{params.get('what')}" in TEXT["en"]:
+            params["what"] = t(f"what_{params['what']}")
+    elif f"bad_{verdict.code}" not in TEXT["en"]:
+        name = "mistake_" + verdict.code
+    elif verdict.code in ("nan", "value") and verdict.params.get("col") == -1:
+        name = f"bad_{verdict.code}_item"
+    else:
+        name = "bad_" + verdict.code
+    try:
+        return where, pick(TEXT, lang, name, **params)
+    except (KeyError, IndexError, ValueError):
+        return where, pick(TEXT, lang, "err_unknown", error=md_escape(name))
+
+
+def show_verdict(verdict: ex.Verdict, lang: str) -> None:
+    where, what = verdict_text(verdict, lang)
+    if verdict.passed:
+        st.success(what, icon=":material/check_circle:")
+    else:
+        st.error(f"{where}\n\n{what}" if where else what, icon=":material/error:")
+
+
+def _safe(params: dict[str, Any]) -> dict[str, Any]:
+    """Values a learner may have typed, made literal: code spans lose backticks, prose escaped."""
+    safe: dict[str, Any] = {}
+    for name, value in params.items():
+        if isinstance(value, str) and name == "construct":
+            # prose with `code` parts: the prose is escaped, each code part stays one code span
+            parts = " ".join(value.split())[:120].split("`")
+            safe[name] = "".join(
+                f"`{part}`" if i % 2 else md_escape(part) for i, part in enumerate(parts)
+            )
+        elif isinstance(value, str) and name in _CODE_PARAMS:
+            safe[name] = " ".join(value.replace("`", "'").split())[:80]
+        elif isinstance(value, str):
+            safe[name] = md_escape(value[:200])
+        else:
+            safe[name] = value
+    return safe
