@@ -168,3 +168,11 @@ def test_the_check_uses_the_page_settings() -> None:
     check(at, "softmax", masked_always)
     (error,) = at.error
     assert "Case 1 of 5" in shown(error) and "causal = False" in shown(error)
+
+
+def test_a_runtime_error_shows_its_line_of_code() -> None:
+    code = "def matmul(x, w):\n    n = len(x)\n    return x[n] * 2\n"
+    at = check(open_page("qkv"), "qkv", code)
+    (error,) = at.error
+    assert "Line 3: an index is out of range" in shown(error)
+    assert "return x[n] * 2" in [c.value for c in at.code]

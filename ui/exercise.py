@@ -18,7 +18,7 @@ from ui.text.exercise import TEXT
 from ui.text.exercises import CELLS
 
 PASSED = "_turn_passed"  # session key: the ids of the cells solved in this session
-VERDICTS = "_turn_verdicts"  # session key: cell id -> the last Verdict
+VERDICTS = "_turn_verdicts"  # session key: cell id -> (the last Verdict, the code it judged)
 _CODE_PARAMS = ("name", "function")  # shown in a code span
 _EDITOR_CSS = """<style>
 [class*="st-key-code_"] textarea {
@@ -73,10 +73,10 @@ def your_turn(
     buttons.button(
         t("reset"), key=f"reset_{cell_id}", on_click=_reset, args=(cell_id, lang), type="tertiary"
     )
-    verdict = st.session_state.get(VERDICTS, {}).get(cell_id)
+    verdict, judged = st.session_state.get(VERDICTS, {}).get(cell_id, (None, ""))
     with st.container(key=f"verdict_{cell_id}"):
         if verdict is not None:
-            show_verdict(verdict, lang)
+            show_verdict(verdict, lang, judged)
         elif cell_id in solved():
             st.caption(t("passed_before"))
     with st.expander(t("hint"), icon=":material/lightbulb:"):
@@ -106,10 +106,10 @@ def _reset(cell_id: str, lang: str) -> None:
 
 def _check(cell_id: str, current: ex.Current) -> None:
     """Run the learner's code on every case and keep the verdict (a button callback)."""
-    st.session_state.setdefault(VERDICTS, {})[cell_id] = check_code(
-        cell_id, st.session_state.get(f"code_{cell_id}", ""), current
-    )
-    if st.session_state[VERDICTS][cell_id].passed:
+    code = st.session_state.get(f"code_{cell_id}", "")
+    verdict = check_code(cell_id, code, current)
+    st.session_state.setdefault(VERDICTS, {})[cell_id] = (verdict, code)
+    if verdict.passed:
         st.session_state[PASSED] = solved() | {cell_id}
 
 
@@ -153,12 +153,17 @@ def verdict_text(verdict: ex.Verdict, lang: str) -> tuple[str, str]:
         return where, pick(TEXT, lang, "err_unknown", error=md_escape(name))
 
 
-def show_verdict(verdict: ex.Verdict, lang: str) -> None:
+def show_verdict(verdict: ex.Verdict, lang: str, code: str = "") -> None:
+    """The verdict; for an error on a line of the learner's code, that line, highlighted."""
     where, what = verdict_text(verdict, lang)
     if verdict.passed:
         st.success(what, icon=":material/check_circle:")
-    else:
-        st.error(f"{where}\n\n{what}" if where else what, icon=":material/error:")
+        return
+    st.error(f"{where}\n\n{what}" if where else what, icon=":material/error:")
+    line = verdict.params.get("line") if verdict.code == "error" else None
+    lines = code.splitlines()
+    if isinstance(line, int) and 1 <= line <= len(lines) and lines[line - 1].strip():
+        st.code(lines[line - 1].strip(), language="python")
 
 
 def _safe(params: dict[str, Any]) -> dict[str, Any]:

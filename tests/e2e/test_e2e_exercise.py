@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Browser, expect
 
 from llm import exercises as ex
-from tests.e2e.harness import SIDEBAR, Session, exceptions, nav_labels, settle
+from tests.e2e.harness import (
+    SIDEBAR,
+    Server,
+    Session,
+    exceptions,
+    http_status,
+    nav_labels,
+    new_session,
+    settle,
+)
 from ui.text.exercises import CELLS
 
 pytestmark = pytest.mark.e2e
@@ -62,3 +71,27 @@ def test_typing_a_wrong_then_a_right_answer(session: Session) -> None:
     assert (
         page.locator(".st-key-code_softmax textarea").input_value().startswith("def softmax(values")
     )
+
+
+def test_an_endless_loop_is_stopped_and_other_students_are_served(
+    session: Session, browser: Browser, server: Server
+) -> None:
+    page = session.page
+    session.open("/softmax")
+    page.locator(".st-key-code_softmax textarea").fill(
+        "def scale_mask_softmax(scores, d_k, causal):\n    while True:\n        d_k += 1\n"
+    )
+    page.locator(".st-key-check_softmax button").click()
+    # while the check runs, another student opens a page and gets it
+    other = new_session(browser, server.url)
+    try:
+        other.open("/qkv?seed=2")
+        assert exceptions(other.page) == []
+        assert other.page.locator(".st-key-code_qkv textarea").is_visible()
+    finally:
+        other.page.context.close()
+    verdict = page.locator(".st-key-verdict_softmax [data-testid='stAlert']")
+    expect(verdict).to_contain_text("Too slow", timeout=10_000)
+    settle(page)
+    assert exceptions(page) == []
+    assert http_status(server.url + "/_stcore/health") == 200
