@@ -14,6 +14,7 @@ T, d, h, dh = len(s.lab.tokens), s.cfg.d_model, s.cfg.n_heads, s.cfg.d_head
 st.title(t("title"), anchor=False)
 st.subheader(t("tagline"), anchor=False)
 st.write(t("intro"))
+st.info(t("turn"), icon=":material/edit_note:")
 
 st.markdown(f"**{t('tokens')}**")
 st.dataframe(
