@@ -24,6 +24,7 @@ _EDITOR_CSS = """<style>
 [class*="st-key-code_"] textarea {
   font-family: "Source Code Pro", ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
   font-size: 0.9rem; line-height: 1.4; tab-size: 4;
+  white-space: pre; overflow-wrap: normal; overflow-x: auto;  /* code keeps its lines */
 }
 </style>"""
 
