@@ -13,6 +13,7 @@ and ``.params``).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 from collections.abc import Callable, Sequence
@@ -87,7 +88,7 @@ class Cell:
 
     def solution_source(self) -> str:
         """Our readable code for this cell, as shown by "show solution" and checked by the tests."""
-        return "\n\n".join(inspect.getsource(f) for f in self.solution)
+        return _sources(self.solution)
 
     def cases(self, current: Current) -> list[Case]:
         """The current setting first, then the hidden random cases."""
@@ -118,6 +119,12 @@ class Verdict:
     hidden: bool = False
     shapes: str = ""
     cases: int = 0
+
+
+@functools.cache
+def _sources(functions: tuple[Callable[..., Any], ...]) -> str:
+    """The source of the functions, read once per process."""
+    return "\n\n".join(inspect.getsource(f) for f in functions)
 
 
 def describe(value: Any) -> str:

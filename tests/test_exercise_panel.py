@@ -124,7 +124,8 @@ def test_typed_markup_is_shown_as_text() -> None:
     assert re.search(r"(?<!\\)[<\[]", text) is None  # every < and [ is backslash-escaped
     assert "\\<img src\\=x onerror\\=alert\\(1\\)\\>" in text
     construct = "constant `'<b>[x](y)'`"
-    verdict = ex.Verdict(False, "error", {"error": "not_allowed", "line": 2, "construct": construct})
+    params = {"error": "not_allowed", "line": 2, "construct": construct}
+    verdict = ex.Verdict(False, "error", params)
     assert verdict_text(verdict, "en")[1] == (
         "Line 2: constant `'<b>[x](y)'` is not allowed in the checker."
     )

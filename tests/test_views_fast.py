@@ -1,0 +1,134 @@
+"""The fast paths of ``ui.views`` send exactly what plotly and pyarrow would have sent.
+
+Figures are plain dicts sent through ``show_figure`` without plotly building a figure object;
+tables are Arrow tables built straight from the array. Each test compares the result with
+the library's own conversion of the same input, and reads the numbers back.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import plotly.io as pio
+import pyarrow as pa
+import pytest
+
+from tests.apptest_pages import array_of
+from ui import views
+
+LABELS = ["the", "cat", "sat", "on", "mat"]
+RNG = np.random.default_rng(7)
+SCORES = RNG.normal(size=(5, 5))
+CAUSAL = np.tril(np.ones((5, 5), dtype=bool))
+PATTERN = np.where(CAUSAL, RNG.random((5, 5)), 0.0)
+
+
+def sent(spec: dict) -> dict:
+    """The JSON ``st.plotly_chart`` sends for one of this module's figures."""
+    return json.loads(pio.to_json(views._Sendable(spec).to_dict(), validate=False))
+
+
+def plotly_sent(spec: dict) -> dict:
+    """The JSON it sends when plotly builds the figure from the same dicts (the slow path)."""
+    fig = go.Figure(data=spec["data"], layout=spec["layout"], _validate=False)
+    return json.loads(pio.to_json(fig.to_dict(), validate=False))
+
+
+def figures() -> dict[str, dict]:
+    wide = RNG.normal(size=(32, 64))
+    grid_trace, grid_layout = views.heatmap_spec(PATTERN, LABELS, LABELS, showscale=False)
+    return {
+        "signed with numbers": views.heatmap(SCORES, LABELS, LABELS, title="S", signed=True),
+        "masked pattern": views.heatmap(
+            PATTERN, LABELS, LABELS, zmin=0, zmax=1, masked=~CAUSAL, masked_label="hidden"
+        ),
+        "32 x 64, no numbers": views.heatmap(wide, [f"w{i}" for i in range(32)], list("x" * 64)),
+        "blocks": views.mark_blocks(
+            views.heatmap(SCORES, LABELS, LABELS, signed=True), size=2, count=3, axis="y"
+        ),
+        "colour scale": views.colour_scale(-1.5, 1.5, title="value", signed=True),
+        "bars with lines": views.bar_chart(
+            {"sharp": [0.2, None, 0.9], "diffuse": [None, 1.5, None]},
+            ["h0", "h1", "h2"],
+            title="H",
+            lines=[(1.609, "ln 5")],
+            barmode="relative",
+        ),
+        "grid cell": views.fast_figure([grid_trace], grid_layout),
+    }
+
+
+@pytest.mark.parametrize("name", list(figures()))
+def test_sent_json_equals_plotlys_own(name: str) -> None:
+    spec = figures()[name]
+    mine, theirs = sent(spec), plotly_sent(spec)
+    assert mine == theirs
+    assert mine["layout"]["template"], "the template plotly adds is there too"
+
+
+def test_sent_heatmap_holds_the_matrix_and_the_mask() -> None:
+    fig = sent(
+        views.heatmap(PATTERN, LABELS, LABELS, zmin=0, zmax=1, masked=~CAUSAL, masked_label="m")
+    )
+    (trace,) = fig["data"]
+    z = array_of(trace["z"])
+    np.testing.assert_array_equal(z[CAUSAL], PATTERN[CAUSAL])  # bit for bit, base64 of float64
+    assert np.isnan(z[~CAUSAL]).all()
+    assert trace["customdata"][0][1] == "m" and trace["text"][0][1] == "×"
+    assert trace["customdata"][1][0] == f"{PATTERN[1, 0]:.6g}"
+    assert trace["text"][1][0] == f"{PATTERN[1, 0]:.2f}"
+    assert trace["x"] == LABELS and trace["y"] == LABELS
+
+
+def test_sending_leaves_the_spec_as_it_was() -> None:
+    spec = views.heatmap(SCORES, LABELS, LABELS, signed=True)
+    z = spec["data"][0]["z"]
+    sent(spec)
+    sent(spec)
+    assert spec["data"][0]["z"] is z and isinstance(z, np.ndarray)
+    assert "template" not in spec["layout"]
+
+
+def test_typed_arrays_match_plotly() -> None:
+    from _plotly_utils.utils import to_typed_array_spec
+
+    for a in (
+        np.arange(6, dtype=np.int64).reshape(2, 3),
+        np.array([70_000, -3], dtype=np.int64),
+        np.array([2**40], dtype=np.int64),
+        np.linspace(0, 1, 7, dtype=np.float32),
+        SCORES[:, 1],  # a strided column
+    ):
+        theirs = to_typed_array_spec(a)
+        theirs = theirs.tolist() if isinstance(theirs, np.ndarray) else theirs
+        assert views._typed_array(a) == theirs
+
+
+@pytest.mark.parametrize(
+    ("m", "rows", "cols", "digits"),
+    [
+        (SCORES, LABELS, LABELS, 3),
+        (
+            RNG.normal(size=(32, 64)) * 1e3,
+            [f"w{i}" for i in range(32)],
+            list(map(str, range(64))),
+            6,
+        ),
+        (np.array([[np.nan, 1.23456789], [-0.0, np.inf]]), ["a", "a·2"], ["H", "max"], 2),
+    ],
+)
+def test_arrow_table_equals_pandas_conversion(m, rows, cols, digits) -> None:
+    mine = views._arrow_table(m, rows, cols, digits)
+    theirs = pa.Table.from_pandas(views.frame_of(m, rows, cols).round(digits))
+    assert mine.equals(theirs, check_metadata=True)
+    back = mine.to_pandas()
+    pd.testing.assert_frame_equal(back, views.frame_of(m, rows, cols).round(digits))
+
+
+def test_arrow_table_leaves_other_tables_to_pandas() -> None:
+    assert views._arrow_table(np.arange(4).reshape(2, 2), ["a", "b"], ["x", "y"], 3) is None
+    assert views._arrow_table(SCORES[:2, :2], ["a", "b"], ["x", "x"], 3) is None
+    assert views._arrow_table(SCORES[:2, :2], [0, 1], ["x", "y"], 3) is None
