@@ -19,7 +19,7 @@ from pathlib import Path
 
 from bench.common import ROOT, dump_json, loadavg, machine
 
-SECTION_NAMES = ("core", "pages", "browser", "load")
+SECTION_NAMES = ("core", "pages", "browser", "load", "checks")
 
 
 def _quiet_streamlit() -> None:
@@ -41,6 +41,10 @@ def _run_section(name: str, args: argparse.Namespace) -> dict:
         from bench import browser
 
         return browser.run(quick=args.quick)
+    if name == "checks":
+        from bench import checks
+
+        return checks.run(quick=args.quick)
     from bench import load
 
     return load.run(quick=args.quick, browser_probe=not args.no_probe)
@@ -50,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats, smaller grids")
     parser.add_argument(
-        "--only", default=",".join(SECTION_NAMES), help="comma list of core,pages,browser,load"
+        "--only", default=",".join(SECTION_NAMES), help="comma list of " + ",".join(SECTION_NAMES)
     )
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
     parser.add_argument("--no-torch", action="store_true", help="skip the PyTorch comparison")

@@ -257,11 +257,38 @@ def _load(r: dict) -> list[str]:
     return out
 
 
+def _checks(r: dict) -> list[str]:
+    out = [
+        'One Check (the button of a "Your turn" cell) spawns a sandboxed child process that '
+        "runs the learner's function on the page's setting and the hidden cases; at most two "
+        "run at once. Our readable solutions, and a learner's triple-loop matmul; ms per Check.",
+        "",
+        "| setting | cell | median | p95 | verdicts |",
+        "|---|---|---:|---:|---|",
+    ]
+    for c in r["cells"]:
+        verdicts = ", ".join(c.get("verdicts", [])) or "–"
+        out.append(
+            f"| {c['setting']} | {c['cell']} | {_p(c['ms'], digits=0)} | "
+            f"{_p(c['ms'], 'p95', 0)} | {verdicts} |"
+        )
+    for k in r["classes"]:
+        out.append(
+            f"\n{k['students']} students press Check on the softmax cell at the same moment: "
+            f"all {k['answered']} verdicts in {k['wall_s']:.2f} s ({k['checks_per_s']:.1f} "
+            f"checks/s), median wait {_p(k['latency_ms'], digits=0)} ms, last "
+            f"{_p(k['latency_ms'], 'max', 0)} ms; verdicts: {', '.join(k['verdicts'])}."
+        )
+    out.append(f"\nLoad average at the end: {r['loadavg']}.")
+    return out
+
+
 SECTIONS = {
     "core": ("Core: engine, readable code, PyTorch", _core),
     "pages": ("Page reruns", _pages),
     "browser": ("Browser", _browser),
     "load": ("Load", _load),
+    "checks": ("Exercise checks", _checks),
 }
 
 
