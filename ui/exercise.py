@@ -7,6 +7,7 @@ progress live in the session, so the navigation can mark the solved cells.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import streamlit as st
@@ -20,6 +21,7 @@ from ui.text.exercises import CELLS
 PASSED = "_turn_passed"  # session key: the ids of the cells solved in this session
 VERDICTS = "_turn_verdicts"  # session key: cell id -> (the last Verdict, the code it judged)
 _CODE_PARAMS = ("name", "function")  # shown in a code span
+_LIST_METHOD = re.compile(r"attribute `\.(append|extend|insert|pop|copy|sort|reverse|index|count)`")
 _EDITOR_CSS = """<style>
 [class*="st-key-code_"] textarea {
   font-family: "Source Code Pro", ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
@@ -149,9 +151,15 @@ def verdict_text(verdict: ex.Verdict, lang: str) -> tuple[str, str]:
     else:
         name = "bad_" + verdict.code
     try:
-        return where, pick(TEXT, lang, name, **params)
+        what = pick(TEXT, lang, name, **params)
     except (KeyError, IndexError, ValueError):
         return where, pick(TEXT, lang, "err_unknown", error=md_escape(name))
+    construct = str(verdict.params.get("construct", ""))
+    if name == "err_not_allowed" and _LIST_METHOD.fullmatch(construct):
+        what += " " + t("hint_append")
+    elif name == "err_not_allowed" and ("`import" in construct or "`from" in construct):
+        what += " " + t("hint_import")
+    return where, what
 
 
 def show_verdict(verdict: ex.Verdict, lang: str, code: str = "") -> None:
