@@ -99,7 +99,7 @@ TEXT = {
         "passed_before": "Tu as résolu cette cellule pendant cette session.",
         "case_current": "Cas {case} sur {cases}, les réglages actuels de la page : {shapes}.",
         "case_hidden": "Cas {case} sur {cases}, un cas caché : {shapes}.",
-        "progress": "À toi : {done} cellules résolues sur {total}",
+        "progress": "À toi : {done} sur {total} cellules résolues",
         "bad_not_list": "La fonction a renvoyé un {received}, pas une liste.",
         "bad_not_rows": "La ligne {row} du résultat est un {received}, pas une liste de nombres.",
         "bad_not_number": "Le résultat contient un {received} ligne {row}, colonne {col} : chaque case doit être un nombre.",
