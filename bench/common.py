@@ -220,6 +220,83 @@ def streamlit_server(extra: Sequence[str] = (), timeout: float = 60.0) -> Iterat
             proc.wait(timeout=10)
 
 
+@dataclass
+class Cluster:
+    """Several Streamlit servers of this project behind nginx (deploy/nginx.conf.template)."""
+
+    port: int
+    servers: list[Server]
+    nginx: subprocess.Popen
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://{HOST}:{self.port}/_stcore/stream"
+
+    def rss(self) -> dict[str, float]:
+        """Resident memory of every process added up (Streamlit servers and nginx)."""
+        total: dict[str, float] = {}
+        for pid in [s.proc.pid for s in self.servers] + [self.nginx.pid]:
+            for key, value in rss_mb(pid).items():
+                total[key] = total.get(key, 0.0) + value
+        return total
+
+    def cpu(self) -> float:
+        return sum(cpu_seconds(p) for p in [s.proc.pid for s in self.servers] + [self.nginx.pid])
+
+
+def nginx_config(port: int, backends: Sequence[int], prefix: Path) -> str:
+    """deploy/nginx.conf.template filled in, as scripts/serve.sh fills it."""
+    text = (ROOT / "deploy" / "nginx.conf.template").read_text()
+    upstreams = "".join(f"        server {HOST}:{b};\n" for b in backends).rstrip("\n")
+    lines = [upstreams if line == "@UPSTREAMS@" else line for line in text.splitlines()]
+    text = "\n".join(lines) + "\n"
+    return (
+        text.replace("@PORT@", str(port)).replace("@PREFIX@", str(prefix)).replace("@WORKERS@", "1")
+    )
+
+
+@contextmanager
+def streamlit_cluster(processes: int, timeout: float = 60.0) -> Iterator[Cluster]:
+    """``processes`` servers behind nginx with sticky sessions; always stop them all."""
+    import shutil
+    import tempfile
+    from contextlib import ExitStack
+
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    with ExitStack() as stack, tempfile.TemporaryDirectory(prefix="attention-lab-nginx.") as tmp:
+        servers = [stack.enter_context(streamlit_server()) for _ in range(processes)]
+        port = free_port(exclude=[s.port for s in servers])
+        prefix = Path(tmp)
+        conf = prefix / "nginx.conf"
+        conf.write_text(nginx_config(port, [s.port for s in servers], prefix))
+        proc = subprocess.Popen(
+            [nginx, "-p", str(prefix), "-c", str(conf)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            t0 = time.perf_counter()
+            url = f"http://{HOST}:{port}"
+            while not _healthy(url):
+                if proc.poll() is not None:
+                    raise RuntimeError(f"nginx exited with {proc.returncode}; see {prefix}")
+                if time.perf_counter() - t0 > timeout:
+                    raise RuntimeError(f"nginx not healthy after {timeout} s")
+                time.sleep(0.05)
+            yield Cluster(port, servers, proc)
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=10)
+
+
 def page_files() -> list[Path]:
     """app.py and every lesson page, in the chapters' order."""
     return [ROOT / "app.py", *sorted((ROOT / "pages").glob("[0-9]*_*.py"))]

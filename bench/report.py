@@ -223,26 +223,33 @@ def _load(r: dict) -> list[str]:
         "the server process's CPU time over all runs (first loads included) / their number. "
         "A fresh server per row; the load generator runs on the same machine.",
         "",
-        "| sessions | pace | reruns/s | p50 | p95 | max | first load p95 | errors | RSS start → "
-        "peak → after close (MB) | server CPU ms / rerun | kB / rerun | load |",
-        "|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|",
+        "| processes | sessions | pace | reruns/s | p50 | p95 | max | first load p95 | errors | "
+        "RSS start → peak → after close (MB) | server CPU ms / rerun | kB / rerun | load |",
+        "|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|",
     ]
-    for row in r["classes"] + r["saturation"]:
+    cluster = r.get("cluster") or {}
+    for row in (
+        r["classes"] + r["saturation"] + cluster.get("classes", []) + cluster.get("saturation", [])
+    ):
         pace = f"{row['pace_s']:.0f} s" if row["pace_s"] else "none"
         lat = row["latency_ms"]
+        procs = row.get("processes", 1)
+        procs = f"{procs} + nginx" if procs > 1 else "1"
         out.append(
-            f"| {row['sessions']} | {pace} | {row['reruns_per_s']:.1f} | {_p(lat)} | "
+            f"| {procs} | {row['sessions']} | {pace} | {row['reruns_per_s']:.1f} | {_p(lat)} | "
             f"{_p(lat, 'p95')} | {_p(lat, 'max')} | {_p(row['first_load_ms'], 'p95')} | "
             f"{row['errors']} | {_ms(row['rss_start_mb'], 0)} → {_ms(row['rss_hwm_mb'], 0)} → "
             f"{_ms(row['rss_after_close_mb'], 0)} | {row['server_cpu_ms_per_rerun']:.1f} | "
             f"{_kb(row['bytes_per_rerun'].get('median'))} | {row['loadavg'][0]:.1f} |"
         )
     probes = [row["browser_probe"] for row in r["classes"] if "browser_probe" in row]
-    for row in r["classes"]:
+    for row in r["classes"] + cluster.get("classes", []):
         p = row.get("browser_probe")
         if p:
+            procs = row.get("processes", 1)
+            where = f", {procs} processes behind nginx" if procs > 1 else ""
             out.append(
-                f"\nWith {row['sessions']} sessions: {p['tabs']} real chromium tabs on /"
+                f"\nWith {row['sessions']} sessions{where}: {p['tabs']} real chromium tabs on /"
                 f"{p['page']} opened before the class (load median "
                 f"{_p(p['first_load_ms'], digits=0)} ms), then typed a seed every 2 s: new "
                 f"heatmaps in the DOM after a median {_p(p['seed_change_ms'], digits=0)} ms, p95 "
@@ -251,6 +258,14 @@ def _load(r: dict) -> list[str]:
             )
     if not probes:
         out.append("\nNo browser tabs joined these runs.")
+    if cluster:
+        out.append(
+            f"\n*{cluster['processes']} + nginx*: {cluster['processes']} Streamlit processes "
+            "behind nginx with sticky sessions (`deploy/nginx.conf.template`, as "
+            "`scripts/serve.sh` runs them); memory and CPU add up every process."
+        )
+    else:
+        out.append("\nnginx is not installed: no run with several processes.")
     samples = sorted({e for row in r["classes"] + r["saturation"] for e in row["error_samples"]})
     if samples:
         out += ["", "Errors seen:", *(f"- `{e}`" for e in samples)]
