@@ -238,8 +238,7 @@ def _normal(rng: np.random.Generator, *shape: int) -> np.ndarray:
 
 
 def _pattern(rng: np.random.Generator, t: int, causal: bool) -> np.ndarray:
-    scores = np.where(engine.causal_mask(t, causal), rng.normal(0.0, 2.0, size=(t, t)), -np.inf)
-    return engine.softmax(scores)
+    return _pattern_of(rng.normal(0.0, 2.0, size=(t, t)), 1.0, causal)
 
 
 def _hidden_matmul(rng: np.random.Generator) -> list[tuple[Any, ...]]:
@@ -306,22 +305,30 @@ def _hidden_attention(rng: np.random.Generator) -> list[tuple[Any, ...]]:
 # ---------------------------------------------------------------- references and mistakes
 
 
-def _masked_softmax(scores: np.ndarray, d_k: float, causal: bool, axis: int = -1) -> np.ndarray:
-    masked = np.where(engine.causal_mask(len(scores), causal), scores / math.sqrt(d_k), -np.inf)
-    shifted = masked - masked.max(axis=axis, keepdims=True)
-    exps = np.exp(shifted)
-    return exps / exps.sum(axis=axis, keepdims=True)
+def _masked(scores: np.ndarray, d_k: float, causal: bool) -> np.ndarray:
+    """Scaled scores with -inf where a query may not look, as the engine masks them."""
+    return np.where(engine.causal_mask(len(scores), causal), scores / math.sqrt(d_k), -np.inf)
+
+
+def _pattern_of(scores: np.ndarray, d_k: float, causal: bool, columns: bool = False) -> np.ndarray:
+    """The engine's softmax of each row; ``columns`` = the mistake of a softmax over columns."""
+    masked = _masked(scores, d_k, causal)
+    return engine.softmax(masked.T).T if columns else engine.softmax(masked)
 
 
 def _attention(
     x: np.ndarray, wq: np.ndarray, wk: np.ndarray, wv: np.ndarray, **kw: Any
 ) -> np.ndarray:
+    """The engine's causal head; ``d_k``, ``causal``, ``columns`` give the usual mistakes."""
+    if not kw:
+        return engine.attention_head(x, wq, wk, wv, engine.causal_mask(len(x))).z
     q, k, v = x @ wq, x @ wk, x @ wv
     d_k = kw.get("d_k", q.shape[1])
-    return _masked_softmax(q @ k.T, d_k, kw.get("causal", True), kw.get("axis", -1)) @ v
+    return _pattern_of(q @ k.T, d_k, kw.get("causal", True), kw.get("columns", False)) @ v
 
 
 def _entropies(patterns: Sequence[np.ndarray], log: Callable = np.log) -> np.ndarray:
+    """Mean row entropy per head with another log: the mistake of a base-2 log."""
     rows = [-(p * log(np.where(p > 0.0, p, 1.0))).sum(axis=-1) for p in patterns]
     return np.array([r.mean() for r in rows])
 
@@ -329,6 +336,7 @@ def _entropies(patterns: Sequence[np.ndarray], log: Callable = np.log) -> np.nda
 def _norm(
     m: np.ndarray, eps: float, ddof: int = 0, axis: int = -1, inside: bool = True
 ) -> np.ndarray:
+    """LayerNorm's usual mistakes: n - 1, eps outside the sqrt, no eps, over the columns."""
     mean = m.mean(axis=axis, keepdims=True)
     std = m.std(axis=axis, ddof=ddof, keepdims=True)
     denom = np.sqrt(std**2 + eps) if inside else std + eps
@@ -378,7 +386,7 @@ CELLS: tuple[Cell, ...] = (
         params=("scores", "d_k", "causal"),
         helpers=(),
         solution=(attention.softmax, attention.scale_mask_softmax),
-        reference=lambda s, d_k, causal: _masked_softmax(s, d_k, causal),
+        reference=_pattern_of,
         current_args=lambda c: (
             c.trace.heads[c.head].scores,
             c.trace.heads[c.head].q.shape[1],
@@ -386,13 +394,13 @@ CELLS: tuple[Cell, ...] = (
         ),
         hidden_args=_hidden_softmax,
         mistakes=(
-            Mistake("no_scale", lambda s, d_k, causal: _masked_softmax(s, 1.0, causal)),
+            Mistake("no_scale", lambda s, d_k, causal: _pattern_of(s, 1.0, causal)),
+            Mistake("scale_by_dk", lambda s, d_k, causal: _pattern_of(s, float(d_k) ** 2, causal)),
+            Mistake("no_mask", lambda s, d_k, causal: _pattern_of(s, d_k, False)),
+            Mistake("mask_when_off", lambda s, d_k, causal: _pattern_of(s, d_k, True)),
             Mistake(
-                "scale_by_dk", lambda s, d_k, causal: _masked_softmax(s, float(d_k) ** 2, causal)
+                "softmax_columns", lambda s, d_k, causal: _pattern_of(s, d_k, causal, columns=True)
             ),
-            Mistake("no_mask", lambda s, d_k, causal: _masked_softmax(s, d_k, False)),
-            Mistake("mask_when_off", lambda s, d_k, causal: _masked_softmax(s, d_k, True)),
-            Mistake("softmax_columns", lambda s, d_k, causal: _masked_softmax(s, d_k, causal, 0)),
         ),
     ),
     Cell(
@@ -416,7 +424,7 @@ CELLS: tuple[Cell, ...] = (
         params=("patterns",),
         helpers=(),
         solution=(nn.row_entropy, nn.head_entropy, nn.head_entropies),
-        reference=lambda ps: _entropies(ps),
+        reference=lambda ps: np.array([engine.head_entropy(p) for p in ps]),
         current_args=lambda c: ([h.pattern for h in c.trace.heads],),
         hidden_args=_hidden_entropy,
         mistakes=(
@@ -451,7 +459,7 @@ CELLS: tuple[Cell, ...] = (
         params=("x", "sublayer_out", "eps"),
         helpers=(),
         solution=(nn.add, nn.layer_norm, nn.add_and_norm),
-        reference=lambda x, sub, eps: _norm(x + sub, eps),
+        reference=lambda x, sub, eps: engine.residual_layer_norm(x, sub, eps)[1],
         current_args=lambda c: (c.x, c.trace.attn_out, c.eps),
         hidden_args=_hidden_add_norm,
         mistakes=(
@@ -471,7 +479,7 @@ CELLS: tuple[Cell, ...] = (
         params=("x", "wq", "wk", "wv"),
         helpers=("dot", "softmax", "matmul"),
         solution=(attention.causal_attention,),
-        reference=lambda x, wq, wk, wv: _attention(x, wq, wk, wv),
+        reference=_attention,
         current_args=lambda c: (
             c.x,
             c.params.W_Q[c.head],
@@ -482,7 +490,7 @@ CELLS: tuple[Cell, ...] = (
         mistakes=(
             Mistake("no_scale", lambda *a: _attention(*a, d_k=1.0)),
             Mistake("no_mask", lambda *a: _attention(*a, causal=False)),
-            Mistake("softmax_columns", lambda *a: _attention(*a, axis=0)),
+            Mistake("softmax_columns", lambda *a: _attention(*a, columns=True)),
         ),
     ),
 )
