@@ -147,15 +147,10 @@ def free_port(exclude: Sequence[int] = ()) -> int:
     raise RuntimeError("no free port in 8800-8849")
 
 
-@dataclass
-class Server:
-    """A Streamlit server of this project on 127.0.0.1, run with its own .streamlit/config.toml."""
+class Addresses:
+    """The page and websocket addresses of whatever listens on ``self.port``."""
 
     port: int
-    proc: subprocess.Popen
-    started_s: float  # from launch to the first healthy answer
-    log: Path
-    extra: list[str] = field(default_factory=list)
 
     @property
     def url(self) -> str:
@@ -164,6 +159,17 @@ class Server:
     @property
     def ws_url(self) -> str:
         return f"ws://{HOST}:{self.port}/_stcore/stream"
+
+
+@dataclass
+class Server(Addresses):
+    """A Streamlit server of this project on 127.0.0.1, run with its own .streamlit/config.toml."""
+
+    port: int
+    proc: subprocess.Popen
+    started_s: float  # from launch to the first healthy answer
+    log: Path
+    extra: list[str] = field(default_factory=list)
 
     def rss(self) -> dict[str, float]:
         return rss_mb(self.proc.pid)
@@ -221,20 +227,12 @@ def streamlit_server(extra: Sequence[str] = (), timeout: float = 60.0) -> Iterat
 
 
 @dataclass
-class Cluster:
+class Cluster(Addresses):
     """Several Streamlit servers of this project behind nginx (deploy/nginx.conf.template)."""
 
     port: int
     servers: list[Server]
     nginx: subprocess.Popen
-
-    @property
-    def url(self) -> str:
-        return f"http://{HOST}:{self.port}"
-
-    @property
-    def ws_url(self) -> str:
-        return f"ws://{HOST}:{self.port}/_stcore/stream"
 
     def rss(self) -> dict[str, float]:
         """Resident memory of every process added up (Streamlit servers and nginx)."""

@@ -18,24 +18,16 @@ import asyncio
 import sys
 from dataclasses import dataclass
 
-from bench.common import HOST, cpu_seconds, rss_mb
+from bench.common import Addresses, cpu_seconds, rss_mb
 from bench.load import _class, _lesson_slugs
 
 
 @dataclass
-class RunningServer:
+class RunningServer(Addresses):
     """The parts of ``common.Server`` a load run reads, for a server started by hand."""
 
     port: int
     pid: int
-
-    @property
-    def url(self) -> str:
-        return f"http://{HOST}:{self.port}"
-
-    @property
-    def ws_url(self) -> str:
-        return f"ws://{HOST}:{self.port}/_stcore/stream"
 
     def rss(self) -> dict[str, float]:
         return rss_mb(self.pid)
