@@ -140,6 +140,7 @@ def test_dockerignore_keeps_what_the_app_needs() -> None:
 
     needed = ["app.py", "requirements.txt", ".streamlit/config.toml"]
     needed += [file for file, _, _ in PAGES] + ["ui/frame.py", "llm/engine.py"]
+    needed += ["llm/exercises.py", "ui/exercise.py", "sandbox/worker.py", "sandbox/runner.py"]
     assert [path for path in needed if ignored(path)] == []
     assert all(ignored(path) for path in [".venv/bin/python", ".git/HEAD", "artifacts/x.png"])
 
