@@ -74,14 +74,15 @@ class Cell:
     page: str  # the page's slug: qkv, scores, ...
     function: str
     params: tuple[str, ...]
-    helpers: tuple[
-        str, ...
-    ]  # host functions the learner may call (the chapters' "the script defines")
+    # host functions the learner may call (the chapters' "the script defines")
+    helpers: tuple[str, ...]
     solution: tuple[Callable[..., Any], ...]  # our readable functions, in order
     reference: Callable[..., np.ndarray]  # the engine's answer for one case's args
     current_args: Callable[[Current], tuple[Any, ...]]
     hidden_args: Callable[[np.random.Generator], list[tuple[Any, ...]]]
     mistakes: tuple[Mistake, ...] = field(default_factory=tuple)
+    # more calls on the current setting, each named: the same routine for K and V
+    more_current: tuple[tuple[str, Callable[[Current], tuple[Any, ...]]], ...] = ()
 
     def signature(self) -> str:
         return f"def {self.function}({', '.join(self.params)}):"
@@ -93,11 +94,17 @@ class Cell:
     def cases(self, current: Current) -> list[Case]:
         """The current setting first, then the hidden random cases."""
         rng = np.random.default_rng([HIDDEN_SEED, sum(map(ord, self.id))])
-        calls = [(False, self.current_args(current))]
-        calls += [(True, args) for args in self.hidden_args(rng)]
+        calls = [(False, self.current_args(current), "")]
+        calls += [(False, more(current), name) for name, more in self.more_current]
+        calls += [(True, args, "") for args in self.hidden_args(rng)]
         return [
-            Case(hidden, args, np.asarray(self.reference(*args), dtype=float), self._shapes(args))
-            for hidden, args in calls
+            Case(
+                hidden,
+                args,
+                np.asarray(self.reference(*args), dtype=float),
+                self._shapes(args) + (f" ({name})" if name else ""),
+            )
+            for hidden, args, name in calls
         ]
 
     def _shapes(self, args: tuple[Any, ...]) -> str:
@@ -222,7 +229,8 @@ def judge(cell: Cell, cases: Sequence[Case], outcomes: Sequence[Any]) -> Verdict
             row, col = (first[0], -1) if len(first) == 1 else first
             return Verdict(False, "nan", {"row": row, "col": col}, **where)
         return Verdict(False, "value", first_difference(received, case.expected), **where)
-    return Verdict(True, "pass", {}, cases=len(cases))
+    hidden = sum(case.hidden for case in cases)
+    return Verdict(True, "pass", {"hidden": hidden}, cases=len(cases))
 
 
 def error_verdict(code: str, params: dict[str, Any], cases: int = 0) -> Verdict:
@@ -361,6 +369,10 @@ CELLS: tuple[Cell, ...] = (
         reference=lambda x, w: x @ w,
         current_args=lambda c: (c.x, c.params.W_Q[c.head]),
         hidden_args=_hidden_matmul,
+        more_current=(
+            ("w = W_K", lambda c: (c.x, c.params.W_K[c.head])),
+            ("w = W_V", lambda c: (c.x, c.params.W_V[c.head])),
+        ),
     ),
     Cell(
         id="scores",

@@ -53,10 +53,17 @@ def test_our_solution_passes(cell_id: str, setting: str) -> None:
 def test_cases_start_with_the_current_setting() -> None:
     cur = current(head=2)
     cases = ex.BY_ID["qkv"].cases(cur)
-    assert not cases[0].hidden and all(case.hidden for case in cases[1:])
-    np.testing.assert_array_equal(cases[0].args[1], cur.params.W_Q[2])
-    np.testing.assert_allclose(cases[0].expected, cur.trace.heads[2].q, rtol=0, atol=1e-15)
-    assert cases[0].shapes == "x [5 × 8], w [8 × 2]"
+    # Q, then K and V with the same routine, on the head shown; then the hidden cases
+    assert [case.hidden for case in cases] == [False] * 3 + [True] * 3
+    head = cur.trace.heads[2]
+    for case, w, out in zip(cases, ("W_Q", "W_K", "W_V"), (head.q, head.k, head.v)):
+        np.testing.assert_array_equal(case.args[1], getattr(cur.params, w)[2])
+        np.testing.assert_allclose(case.expected, out, rtol=0, atol=1e-15)
+    assert [case.shapes for case in cases[:3]] == [
+        "x [5 × 8], w [8 × 2]",
+        "x [5 × 8], w [8 × 2] (w = W_K)",
+        "x [5 × 8], w [8 × 2] (w = W_V)",
+    ]
     # the hidden cases are random but the same on every check
     again = ex.BY_ID["qkv"].cases(cur)
     for a, b in zip(cases, again, strict=True):
@@ -267,7 +274,7 @@ def test_a_wrong_hidden_case_says_it_is_hidden_and_gives_its_shapes() -> None:
         "    return out", "    if len(x) == 1:\n        return [[0.0]]\n    return out"
     )
     verdict = check("qkv", source)
-    assert verdict.hidden and verdict.case == 3 and verdict.cases == 4
+    assert verdict.hidden and verdict.case == 5 and verdict.cases == 6
     assert verdict.code == "shape"
     assert verdict.shapes == "x [1 × 4], w [4 × 3]"
     assert verdict.params == {"expected": "[1 × 3]", "received": "[1 × 1]"}

@@ -133,7 +133,7 @@ def verdict_text(verdict: ex.Verdict, lang: str) -> tuple[str, str]:
     """(where, what): the case that failed and the message, as safe markdown."""
     t = translator(TEXT, lang)
     if verdict.passed:
-        return "", t("passed", cases=verdict.cases, hidden=verdict.cases - 1)
+        return "", t("passed", cases=verdict.cases, hidden=verdict.params["hidden"])
     where = ""
     if verdict.case:
         name = "case_hidden" if verdict.hidden else "case_current"

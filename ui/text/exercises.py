@@ -4,7 +4,7 @@ CELLS = {
     "qkv": {
         "en": {
             "title": "Your turn: the matmul for Q",
-            "instructions": "Write the matrix multiplication for Q. The same routine serves for K and V. `matmul(x, w)` receives the input `x` = X, `[seq_len × d_model]`, and a learned matrix `w` = W_Q of the head shown, `[d_model × d_head]`; it returns `x · w`, `[seq_len × d_head]`: each row is one token’s query. No helper is defined for this cell: write it with loops or comprehensions (you may define your own `dot` above it). Your function is checked on the page’s current settings, then on hidden random cases of other shapes (`[n × k] · [k × m]` gives `[n × m]`).",
+            "instructions": "Write the matrix multiplication for Q. The same routine serves for K and V. `matmul(x, w)` receives the input `x` = X, `[seq_len × d_model]`, and a learned matrix `w` = W_Q of the head shown, `[d_model × d_head]`; it returns `x · w`, `[seq_len × d_head]`: each row is one token’s query. No helper is defined for this cell: write it with loops or comprehensions (you may define your own `dot` above it). Your function is checked on the page’s current settings, with W_Q, then W_K and W_V of the head shown, then on hidden random cases of other shapes (`[n × k] · [k × m]` gives `[n × m]`).",
             "template": """\
 def matmul(x, w):
     # 'x' is the input X, shape [seq_len × d_model]: one row per token.
@@ -22,7 +22,7 @@ def matmul(x, w):
         },
         "fr": {
             "title": "À toi : la multiplication de matrices pour Q",
-            "instructions": "Écris la multiplication de matrice pour Q. La même routine sert pour K et V. `matmul(x, w)` reçoit l’entrée `x` = X, `[seq_len × d_model]`, et une matrice apprise `w` = W_Q de la tête affichée, `[d_model × d_head]` ; elle retourne `x · w`, `[seq_len × d_head]` : chaque ligne est la query d’un token. Aucun helper n’est défini pour cette cellule : écris-la avec des boucles ou des compréhensions (tu peux définir ton propre `dot` au-dessus). Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes (`[n × k] · [k × m]` donne `[n × m]`).",
+            "instructions": "Écris la multiplication de matrice pour Q. La même routine sert pour K et V. `matmul(x, w)` reçoit l’entrée `x` = X, `[seq_len × d_model]`, et une matrice apprise `w` = W_Q de la tête affichée, `[d_model × d_head]` ; elle retourne `x · w`, `[seq_len × d_head]` : chaque ligne est la query d’un token. Aucun helper n’est défini pour cette cellule : écris-la avec des boucles ou des compréhensions (tu peux définir ton propre `dot` au-dessus). Ta fonction est vérifiée sur les réglages actuels de la page, avec W_Q, puis W_K et W_V de la tête affichée, puis sur des cas aléatoires cachés d’autres formes (`[n × k] · [k × m]` donne `[n × m]`).",
             "template": """\
 def matmul(x, w):
     # 'x' est l’entrée X, de forme [seq_len × d_model] : une ligne par token.
