@@ -209,21 +209,32 @@ def streamlit_server(extra: Sequence[str] = (), timeout: float = 60.0) -> Iterat
     with open(log, "w") as out:
         proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
     try:
-        url = f"http://{HOST}:{port}"
-        while not _healthy(url):
-            if proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited with {proc.returncode}; see {log}")
-            if time.perf_counter() - t0 > timeout:
-                raise RuntimeError(f"streamlit not healthy after {timeout} s; see {log}")
-            time.sleep(0.05)
+        _wait_healthy(port, proc, t0, timeout, "streamlit", log)
         yield Server(port, proc, time.perf_counter() - t0, log, list(extra))
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+        _stop(proc)
+
+
+def _wait_healthy(
+    port: int, proc: subprocess.Popen, t0: float, timeout: float, name: str, log: Path
+) -> None:
+    """Poll /_stcore/health on ``port`` until it answers; fail if ``proc`` dies or time runs out."""
+    url = f"http://{HOST}:{port}"
+    while not _healthy(url):
+        if proc.poll() is not None:
+            raise RuntimeError(f"{name} exited with {proc.returncode}; see {log}")
+        if time.perf_counter() - t0 > timeout:
+            raise RuntimeError(f"{name} not healthy after {timeout} s; see {log}")
+        time.sleep(0.05)
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=10)
 
 
 @dataclass
@@ -277,22 +288,10 @@ def streamlit_cluster(processes: int, timeout: float = 60.0) -> Iterator[Cluster
             stderr=subprocess.DEVNULL,
         )
         try:
-            t0 = time.perf_counter()
-            url = f"http://{HOST}:{port}"
-            while not _healthy(url):
-                if proc.poll() is not None:
-                    raise RuntimeError(f"nginx exited with {proc.returncode}; see {prefix}")
-                if time.perf_counter() - t0 > timeout:
-                    raise RuntimeError(f"nginx not healthy after {timeout} s")
-                time.sleep(0.05)
+            _wait_healthy(port, proc, time.perf_counter(), timeout, "nginx", prefix)
             yield Cluster(port, servers, proc)
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=10)
+            _stop(proc)
 
 
 def page_files() -> list[Path]:
