@@ -8,7 +8,15 @@ from ui.exercise import your_turn
 from ui.frame import frame
 from ui.text import md_escape, pick, translator
 from ui.text.qkv import FEATURES, TEXT
-from ui.views import feature_labels, heatmap, matrix_table, show_code, show_figure
+from ui.views import (
+    feature_labels,
+    folded,
+    heatmap,
+    lazy_tabs,
+    matrix_table,
+    show_code,
+    show_figure,
+)
 
 s = frame("page_qkv")
 t = translator(TEXT, s.lang)
@@ -60,12 +68,13 @@ with right:
 st.subheader(t("w_head", head=h), anchor=False)
 st.caption(t("w_caption", d_model=cfg.d_model, d_head=cfg.d_head))
 weights = {"W_Q": params.W_Q[h], "W_K": params.W_K[h], "W_V": params.W_V[h]}
-for tab, (name, w) in zip(st.tabs(list(weights)), weights.items(), strict=True):
-    with tab:
+for tab, (name, w) in zip(lazy_tabs(list(weights), "qkv_weights"), weights.items(), strict=True):
+    if tab is not None:  # only the tab shown is built
         prefix = name[-1].lower()
-        matrix_table(
-            w, features, feature_labels(cfg.d_head, prefix), name=name, key=f"w{prefix}_h{h}"
-        )
+        with tab:
+            matrix_table(
+                w, features, feature_labels(cfg.d_head, prefix), name=name, key=f"w{prefix}_h{h}"
+            )
 
 st.subheader(t("qkv_head"), anchor=False)
 st.caption(t("qkv_caption"))
@@ -84,12 +93,17 @@ for column, (name, m) in zip(st.columns(3), projected.items(), strict=True):
             ),
             key=f"{prefix}_map",
         )
-for tab, (name, m) in zip(st.tabs(list(projected)), projected.items(), strict=True):
-    with tab:
+tabs = lazy_tabs(list(projected), "qkv_projections")
+for tab, (name, m) in zip(tabs, projected.items(), strict=True):
+    if tab is not None:
         prefix = name.lower()
-        matrix_table(m, labels, feature_labels(cfg.d_head, prefix), name=name, key=f"{prefix}_h{h}")
+        with tab:
+            matrix_table(
+                m, labels, feature_labels(cfg.d_head, prefix), name=name, key=f"{prefix}_h{h}"
+            )
 
-with st.expander(t("code")):
-    show_code(dot, matmul)
+if (box := folded(t("code"), key="qkv_code")) is not None:
+    with box:
+        show_code(dot, matmul)
 
 your_turn(s.lang, s.lab, "qkv", s.head, s.causal)

@@ -8,7 +8,7 @@ from ui.exercise import your_turn
 from ui.frame import frame
 from ui.text import md_escape, translator
 from ui.text.scores import TEXT
-from ui.views import heatmap, matrix_table, show_code, show_figure
+from ui.views import folded, heatmap, matrix_table, show_code, show_figure
 
 s = frame("page_scores")
 t = translator(TEXT, s.lang)
@@ -57,7 +57,8 @@ else:
         )
     )
 
-with st.expander(t("code")):
-    show_code(dot, transpose, attention_scores)
+if (box := folded(t("code"), key="scores_code")) is not None:
+    with box:
+        show_code(dot, transpose, attention_scores)
 
 your_turn(s.lang, s.lab, "scores", s.head, s.causal)

@@ -10,7 +10,7 @@ from ui.exercise import your_turn
 from ui.frame import frame
 from ui.text import translator
 from ui.text.softmax import TEXT
-from ui.views import heatmap, matrix_table, show_code, show_figure
+from ui.views import folded, heatmap, matrix_table, show_code, show_figure
 
 s = frame("page_softmax")
 t = translator(TEXT, s.lang)
@@ -49,7 +49,8 @@ with scaled_tab:
     matrix_table(head.scaled, labels, labels, name="S / √d_k", key=f"scaled_h{s.head}")
 st.caption(t("row_sums") + ": " + ", ".join(f"{v:.6f}" for v in llm.row_sums(head.pattern)))
 
-with st.expander(t("code")):
-    show_code(softmax, scale_mask_softmax)
+if (box := folded(t("code"), key="softmax_code")) is not None:
+    with box:
+        show_code(softmax, scale_mask_softmax)
 
 your_turn(s.lang, s.lab, "softmax", s.head, s.causal)

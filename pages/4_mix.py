@@ -9,7 +9,7 @@ from ui.exercise import your_turn
 from ui.frame import frame
 from ui.text import md_escape, translator
 from ui.text.mix import TEXT
-from ui.views import feature_labels, frame_of, heatmap, matrix_table, show_code, show_figure
+from ui.views import feature_labels, folded, frame_of, heatmap, matrix_table, show_code, show_figure
 
 s = frame("page_mix", extra_keys=("token",))
 t = translator(TEXT, s.lang)
@@ -101,7 +101,8 @@ with st.expander(t("why")):
     st.markdown(t("why_body"))
     st.caption(t("why_note"))
 
-with st.expander(t("code")):
-    show_code(mix_values, causal_attention)
+if (box := folded(t("code"), key="mix_code")) is not None:
+    with box:
+        show_code(mix_values, causal_attention)
 
 your_turn(s.lang, s.lab, "mix", s.head, s.causal)

@@ -10,7 +10,7 @@ from ui.exercise import your_turn
 from ui.frame import frame
 from ui.text import translator
 from ui.text.heads import TEXT
-from ui.views import bar_chart, heatmap_grid, matrix_table, show_code, show_figure
+from ui.views import bar_chart, folded, heatmap_grid, matrix_table, show_code, show_figure
 
 s = frame("page_heads")
 t = translator(TEXT, s.lang)
@@ -105,13 +105,14 @@ st.write(t("found"))
 st.caption(t("random"))
 st.warning(t("caveat"), icon=":material/info:")
 
-with st.expander(t("code")):
-    show_code(attention_head, row_entropy, head_entropy)
-    show_code(
-        engine.max_row_entropy,
-        engine.max_head_entropy,
-        engine.head_sharpness,
-        engine.classify_head,
-    )
+if (box := folded(t("code"), key="heads_code")) is not None:
+    with box:
+        show_code(attention_head, row_entropy, head_entropy)
+        show_code(
+            engine.max_row_entropy,
+            engine.max_head_entropy,
+            engine.head_sharpness,
+            engine.classify_head,
+        )
 
 your_turn(s.lang, s.lab, "entropy", s.head, s.causal)

@@ -10,6 +10,7 @@ from ui.text import translator
 from ui.text.concat import TEXT
 from ui.views import (
     feature_labels,
+    folded,
     head_feature_labels,
     heatmap,
     heatmap_grid,
@@ -103,12 +104,14 @@ show_figure(
 )
 st.write(t("out_caption", n_heads=n_heads) if n_heads > 1 else t("out_caption_one"))
 
-with st.expander(t("tables")):
-    matrix_table(trace.concat, labels, concat_cols, name="concat", key="concat")
-    matrix_table(params.W_O, concat_cols, out_cols, name="W_O", key="w_o")
-    matrix_table(trace.attn_out, labels, out_cols, name="attn_out", key="attn_out")
+if (box := folded(t("tables"), key="concat_tables")) is not None:
+    with box:
+        matrix_table(trace.concat, labels, concat_cols, name="concat", key="concat")
+        matrix_table(params.W_O, concat_cols, out_cols, name="W_O", key="w_o")
+        matrix_table(trace.attn_out, labels, out_cols, name="attn_out", key="attn_out")
 
-with st.expander(t("code")):
-    show_code(concat_heads, combine_heads, matmul)
+if (box := folded(t("code"), key="concat_code")) is not None:
+    with box:
+        show_code(concat_heads, combine_heads, matmul)
 
 your_turn(s.lang, s.lab, "combine", s.head, s.causal)

@@ -12,6 +12,7 @@ from ui.text.layernorm import TEXT
 from ui.views import (
     bar_chart,
     feature_labels,
+    folded,
     frame_of,
     heatmap_grid,
     matrix_table,
@@ -120,13 +121,15 @@ st.caption(t("eps_role"))
 st.write(t("helpers"))
 st.write(t("invariant"))
 
-with st.expander(t("tables")):
-    matrix_table(x, labels, features, name="X", key="x")
-    matrix_table(attn_out, labels, features, name="attn_out", key="attn_out")
-    matrix_table(resid, labels, features, name="resid", key="resid")
-    matrix_table(ln_out, labels, features, name="ln_out", key="ln_out")
+if (box := folded(t("tables"), key="layernorm_tables")) is not None:
+    with box:
+        matrix_table(x, labels, features, name="X", key="x")
+        matrix_table(attn_out, labels, features, name="attn_out", key="attn_out")
+        matrix_table(resid, labels, features, name="resid", key="resid")
+        matrix_table(ln_out, labels, features, name="ln_out", key="ln_out")
 
-with st.expander(t("code")):
-    show_code(add, layer_norm, residual_layer_norm, row_stats)
+if (box := folded(t("code"), key="layernorm_code")) is not None:
+    with box:
+        show_code(add, layer_norm, residual_layer_norm, row_stats)
 
 your_turn(s.lang, s.lab, "add_norm", s.head, s.causal, eps)

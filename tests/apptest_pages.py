@@ -47,17 +47,22 @@ LINKS: dict[str, dict[str, str]] = {
 
 
 @functools.cache
-def _opened(page: str, link: tuple[tuple[str, str], ...]) -> AppTest:
+def _opened(
+    page: str, link: tuple[tuple[str, str], ...], state: tuple[tuple[str, object], ...]
+) -> AppTest:
     at = AppTest.from_file(PAGES[page], default_timeout=30)
     for key, value in link:
         at.query_params[key] = value
+    for key, value in state:  # a section the student opened, a tab chosen
+        at.session_state[key] = value
     at.run()
     return at
 
 
-def opened(page: str, link: dict[str, str]) -> AppTest:
-    """The page after its first run on this link; it must not have raised."""
-    at = _opened(page, tuple(sorted(link.items())))
+def opened(page: str, link: dict[str, str], **state: object) -> AppTest:
+    """The page after its first run on this link, with ``state`` in the session before it (an
+    open section: ``concat_tables=True``; a tab: ``qkv_weights="W_K"``); it must not raise."""
+    at = _opened(page, tuple(sorted(link.items())), tuple(sorted(state.items())))
     assert not at.exception, at.exception
     return at
 
@@ -88,12 +93,6 @@ def figure(at: AppTest, key: str) -> dict:
     return json.loads(chart.proto.spec)
 
 
-def figure_keys(at: AppTest, prefix: str) -> list[str]:
-    """The keys of the charts whose key starts with ``prefix``, in page order."""
-    ids = [c.proto.id for c in at.get("plotly_chart")]
-    return [i[i.rindex(f"-{prefix}") + 1 :] for i in ids if f"-{prefix}" in i]
-
-
 def array_of(value: object) -> np.ndarray:
     """A plotly data array as floats (plotly may send it base64-encoded; null = NaN)."""
     if isinstance(value, dict):
@@ -103,9 +102,9 @@ def array_of(value: object) -> np.ndarray:
     return np.array(value, dtype=np.float64)
 
 
-def z_of(spec: dict) -> np.ndarray:
-    """A heatmap's z as floats."""
-    return array_of(spec["data"][0]["z"])
+def z_of(spec: dict, trace: int = 0) -> np.ndarray:
+    """A heatmap's z as floats (of trace ``trace``: plot ``trace`` of a grid)."""
+    return array_of(spec["data"][trace]["z"])
 
 
 def tables(at: AppTest) -> list:

@@ -86,7 +86,10 @@ QKV_LINKS = (
 @pytest.mark.parametrize("link", QKV_LINKS)
 def test_qkv_tables_are_the_heads_projections(link: str) -> None:
     at, want = opened("qkv", LINKS[link]), Expected(LINKS[link])
-    x, w_q, w_k, w_v, q, k, v = tables(at)  # the page's order: X, W_Q, W_K, W_V, Q, K, V
+    x, w_q, q = tables(at)  # the page's order: X, then the open tab of W_Q/W_K/W_V and of Q/K/V
+    # only the open tab is built: choose the others as a student would
+    _, w_k, k = tables(opened("qkv", LINKS[link], qkv_weights="W_K", qkv_projections="K"))
+    _, w_v, v = tables(opened("qkv", LINKS[link], qkv_weights="W_V", qkv_projections="V"))
     h = want.h
     close_to_shown(x, want.x)
     close_to_shown(w_q, want.params.W_Q[h])
@@ -119,11 +122,11 @@ def test_qkv_names_the_words_the_handmade_table_does_not_know() -> None:
 
 
 def test_qkv_numbers_follow_seed_head_and_d_model() -> None:
-    base = tables(opened("qkv", {}))[4]
-    assert not np.allclose(base, tables(opened("qkv", LINKS["seed3"]))[4])
-    assert not np.allclose(base, tables(opened("qkv", LINKS["head1"]))[4])
-    assert tables(opened("qkv", LINKS["d_model6"]))[4].shape == (5, 2)
-    assert tables(opened("qkv", LINKS["wide"]))[4].shape == (32, 4)
+    base = tables(opened("qkv", {}))[2]  # Q
+    assert not np.allclose(base, tables(opened("qkv", LINKS["seed3"]))[2])
+    assert not np.allclose(base, tables(opened("qkv", LINKS["head1"]))[2])
+    assert tables(opened("qkv", LINKS["d_model6"]))[2].shape == (5, 2)
+    assert tables(opened("qkv", LINKS["wide"]))[2].shape == (32, 4)
 
 
 # --- page 2: raw scores, asymmetry ---------------------------------------------------------------

@@ -22,7 +22,6 @@ from apptest_pages import (
     array_of,
     close_to_shown,
     figure,
-    figure_keys,
     opened,
     shown_text,
     tables,
@@ -103,23 +102,24 @@ def entropy_bars(spec: dict) -> np.ndarray:
 def test_heads_patterns_labels_and_entropy_bars(link: str) -> None:
     at, want = opened("heads", LINKS[link]), Expected(LINKS[link])
     heads = want.trace.heads
-    keys = [k for k in figure_keys(at, "patterns_") if k != "patterns_scale"]
-    assert keys == [f"patterns_{h}" for h in range(want.cfg.n_heads)]
+    grid = figure(at, "patterns")  # one figure, one plot per head
+    assert len(grid["data"]) == want.cfg.n_heads
+    titles = [note["text"] for note in grid["layout"]["annotations"]]
     for h, head in enumerate(heads):
-        spec = figure(at, f"patterns_{h}")
-        z = z_of(spec)
+        z = z_of(grid, h)
         np.testing.assert_allclose(z[want.trace.mask], head.pattern[want.trace.mask], atol=1e-12)
         assert np.isnan(z[~want.trace.mask]).all()  # masked cells drawn as masked, not as 0
-        trace = spec["data"][0]
-        assert (trace["zmin"], trace["zmax"], trace["showscale"]) == (0.0, 1.0, False)
+        trace = grid["data"][h]
+        assert trace["coloraxis"] == "coloraxis" and "zmin" not in trace
         label = HEADS_TEXT["en"][llm.classify_head(head.pattern, want.causal)]
-        assert spec["layout"]["title"]["text"] == (
-            f"head {h} · {label} · H̄ = {llm.head_entropy(head.pattern):.2f}"
-        )
+        assert titles[h] == f"head {h} · {label} · H̄ = {llm.head_entropy(head.pattern):.2f}"
         assert [str(v) for v in trace["y"]] == want.labels
+        assert (trace["xaxis"], trace["yaxis"]) == (
+            ("x", "y") if h == 0 else (f"x{h + 1}", f"y{h + 1}")
+        )
     # the one colour bar for all heads runs from 0 to 1
-    scale = figure(at, "patterns_scale")["data"][0]
-    assert (scale["zmin"], scale["zmax"]) == (0.0, 1.0)
+    scale = grid["layout"]["coloraxis"]
+    assert (scale["cmin"], scale["cmax"]) == (0.0, 1.0)
 
     bars = figure(at, "entropy_bars")
     # one series per kind of head: each head's bar sits in the series of its label
@@ -156,10 +156,14 @@ def test_heads_five_tokens_max_is_ln5_and_causal_max_lower() -> None:
 
 def test_heads_many_heads_stay_readable() -> None:
     at = opened("heads", LINKS["wide"])
-    for h in range(16):
-        spec = figure(at, f"patterns_{h}")
-        assert not spec["data"][0].get("texttemplate")  # no numbers in 32 × 32 cells
-        assert spec["layout"]["height"] <= 400
+    grid = figure(at, "patterns")
+    layout = grid["layout"]
+    inner = layout["height"] - layout["margin"]["t"] - layout["margin"]["b"]
+    assert len(grid["data"]) == 16
+    for h, trace in enumerate(grid["data"]):
+        assert not trace.get("texttemplate")  # no numbers in 32 × 32 cells
+        low, high = layout[f"yaxis{h + 1 if h else ''}"]["domain"]
+        assert 200 <= (high - low) * inner <= 400  # each plot as tall as a lone figure was
 
 
 def test_heads_settings_change_the_numbers() -> None:
@@ -181,13 +185,14 @@ def test_concat_shows_heads_concat_w_o_and_attn_out(link: str) -> None:
     n_heads, d_head = want.cfg.n_heads, want.cfg.d_head
     cols = [f"h{h}·{i}" for h in range(n_heads) for i in range(d_head)]
     bound = max(float(np.abs(head.z).max()) for head in want.trace.heads)
+    grid = figure(at, "z")
+    assert len(grid["data"]) == n_heads
     for h, head in enumerate(want.trace.heads):
-        spec = figure(at, f"z_{h}")
-        np.testing.assert_allclose(z_of(spec), head.z, rtol=0, atol=1e-12)
-        assert spec["data"][0]["x"] == cols[h * d_head : (h + 1) * d_head]
-        # one colour scale for every head: the largest |z| of all heads
-        assert spec["data"][0]["zmax"] == pytest.approx(bound)
-        assert spec["data"][0]["zmin"] == pytest.approx(-bound)
+        np.testing.assert_allclose(z_of(grid, h), head.z, rtol=0, atol=1e-12)
+        assert grid["data"][h]["x"] == cols[h * d_head : (h + 1) * d_head]
+    # one colour scale for every head: the largest |z| of all heads
+    assert grid["layout"]["coloraxis"]["cmax"] == pytest.approx(bound)
+    assert grid["layout"]["coloraxis"]["cmin"] == pytest.approx(-bound)
 
     concat = figure(at, "concat")
     np.testing.assert_allclose(z_of(concat), want.trace.concat, rtol=0, atol=1e-12)
@@ -202,7 +207,8 @@ def test_concat_shows_heads_concat_w_o_and_attn_out(link: str) -> None:
     np.testing.assert_allclose(z_of(figure(at, "attn_out")), want.trace.attn_out, atol=1e-12)
     np.testing.assert_allclose(want.trace.concat @ want.params.W_O, want.trace.attn_out, atol=1e-12)
 
-    concat_t, w_o_t, attn_out_t = tables(at)
+    assert tables(at) == []  # the tables' section is closed: nothing built
+    concat_t, w_o_t, attn_out_t = tables(opened("concat", LINKS[link], concat_tables=True))
     assert list(concat_t.columns) == cols and list(concat_t.index) == want.labels
     close_to_shown(concat_t.to_numpy(), want.trace.concat)
     close_to_shown(w_o_t.to_numpy(), want.params.W_O)
@@ -229,8 +235,9 @@ def test_layernorm_matrices_and_row_stats(link: str) -> None:
     at, want = opened("layernorm", LINKS[link]), Expected(LINKS[link])
     assert at.select_slider(key="eps").value == 1e-5
     resid, ln_out = llm.residual_layer_norm(want.x, want.trace.attn_out, eps=1e-5)
+    grid = figure(at, "matrices")
     for n, m in enumerate((want.x, want.trace.attn_out, resid, ln_out)):
-        np.testing.assert_allclose(z_of(figure(at, f"matrices_{n}")), m, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(z_of(grid, n), m, rtol=0, atol=1e-12)
     np.testing.assert_allclose(resid, want.x + want.trace.attn_out, atol=0)
 
     stats = stats_of(at)
@@ -244,7 +251,10 @@ def test_layernorm_matrices_and_row_stats(link: str) -> None:
     np.testing.assert_allclose(
         stats[:, 3], stats[:, 1] / np.sqrt(stats[:, 1] ** 2 + 1e-5), rtol=1e-12
     )
-    x_tab, attn_tab, resid_tab, ln_tab = tables(at)[1:]
+    assert len(tables(at)) == 1  # the matrices' tables are in a closed section
+    x_tab, attn_tab, resid_tab, ln_tab = tables(
+        opened("layernorm", LINKS[link], layernorm_tables=True)
+    )[1:]
     close_to_shown(ln_tab.to_numpy(), ln_out)
     close_to_shown(resid_tab.to_numpy(), resid)
 
@@ -266,7 +276,7 @@ def test_layernorm_large_eps_lowers_the_std() -> None:
     assert stats[:, 3].max() < 0.9  # visibly below 1: every row here has variance near 1
     assert (stats_of(opened("layernorm", {}))[:, 3] > stats[:, 3] + 0.1).all()
     np.testing.assert_allclose(stats[:, 2], 0.0, atol=1e-12)  # the mean stays 0
-    assert "eps = 1" in figure(at, "matrices_3")["layout"]["title"]["text"]
+    assert "eps = 1" in figure(at, "matrices")["layout"]["annotations"][3]["text"]
 
 
 def test_layernorm_bad_eps_is_replaced_and_said() -> None:
@@ -289,7 +299,7 @@ def test_layernorm_moving_eps_updates_the_numbers() -> None:
     assert not at.exception
     stats = stats_of(at)
     np.testing.assert_allclose(stats[:, 3], stats[:, 1] / np.sqrt(stats[:, 1] ** 2 + 0.1))
-    assert "eps = 0.1" in figure(at, "matrices_3")["layout"]["title"]["text"]
+    assert "eps = 0.1" in figure(at, "matrices")["layout"]["annotations"][3]["text"]
 
 
 def test_layernorm_settings_change_the_numbers() -> None:

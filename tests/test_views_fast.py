@@ -49,7 +49,18 @@ def figures() -> dict[str, dict]:
         "blocks": views.mark_blocks(
             views.heatmap(SCORES, LABELS, LABELS, signed=True), size=2, count=3, axis="y"
         ),
-        "colour scale": views.colour_scale(-1.5, 1.5, title="value", signed=True),
+        "grid of four on one colour axis": views.grid_figure(
+            [SCORES, PATTERN, -SCORES, PATTERN.T],
+            LABELS,
+            [LABELS] * 4,
+            ["a", "b", "c", "d"],
+            signed=True,
+            masked=~CAUSAL,
+            x_title="key",
+            y_title="query",
+            scale_title="value",
+            per_row=3,
+        ),
         "bars with lines": views.bar_chart(
             {"sharp": [0.2, None, 0.9], "diffuse": [None, 1.5, None]},
             ["h0", "h1", "h2"],

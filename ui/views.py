@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import inspect
+import math
 from collections.abc import Callable, Sequence
 from functools import cache, lru_cache, partial
 from typing import Any
@@ -21,6 +22,7 @@ import plotly.io as pio
 import pyarrow as pa
 import streamlit as st
 from plotly.basedatatypes import BaseFigure
+from streamlit.delta_generator import DeltaGenerator
 
 MAX_CELL_TEXT = 12  # print numbers inside cells up to this many rows/cols
 PLOT_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["select2d", "lasso2d"]}
@@ -136,6 +138,53 @@ class _Sendable(BaseFigure):
         return f"_Sendable({len(self._sent['data'])} traces)"
 
 
+# Margins. plotly.js draws a figure, measures its tick labels and axis titles, and when they do
+# not fit the layout's margins it grows them and draws the whole figure again ("automargin").
+# That second pass is about a third of a chart's drawing time in the browser, paid by every chart
+# on every change. So each figure asks for margins that already hold its labels: estimated from
+# the labels' text at the 12 px tick font of Streamlit's theme, with room to spare. automargin
+# stays on, so a label wider than its estimate is never cut off, only drawn twice.
+_NARROW = frozenset(" !'(),.:;I[]fijlrt|·")
+_WIDE = frozenset("MWmw@%")
+TICK_GAP = 60  # tick length, standoffs and the axis title beside the labels (px, measured)
+
+
+@lru_cache(maxsize=4096)  # the same token and feature labels come back on every rerun
+def label_px(label: str) -> float:
+    """About how wide a tick label is drawn, in px at 12 px, rounded up (a little over)."""
+    width = 0.0
+    for ch in label:
+        if ch in _NARROW:
+            width += 4.0
+        elif ch in _WIDE:
+            width += 10.0
+        elif ch.isupper() or ch.isdigit() or ch in "−-+#&_~":
+            width += 7.5
+        elif ord(ch) < 0x2E80:
+            width += 6.5 if ch.isascii() else 8.0
+        else:  # CJK and other full-width characters: a square em
+            width += 12.5
+    return 1.1 * width
+
+
+def axis_margins(
+    rows: Sequence[str], cols: Sequence[str], tickangle: float, *, colour_bar: bool = False
+) -> dict[str, int]:
+    """Left and bottom margins (px) that hold these y and x tick labels and the axis titles;
+    right leaves room for a vertical colour bar. Measured in chromium: left = 60 + the widest
+    y label; bottom = 72 for level x labels, about 67 + 0.87 × the widest label at -60°."""
+    widest_x = max((label_px(str(c)) for c in cols), default=0.0)
+    widest_y = max((label_px(str(r)) for r in rows), default=0.0)
+    slant = abs(math.sin(math.radians(tickangle)))
+    # a slanted first x label reaches left of the plot, past the y labels when it is long
+    first_x = label_px(str(cols[0])) * abs(math.cos(math.radians(tickangle))) if slant else 0.0
+    return {
+        "l": math.ceil(max(TICK_GAP + widest_y + 4, first_x + 20)),
+        "b": math.ceil(max(76.0, 70 + slant * widest_x + 4)),
+        "r": 100 if colour_bar else 16,
+    }
+
+
 def feature_labels(n: int, prefix: str = "f") -> list[str]:
     """Column names for n features: f0, f1, ..."""
     return [f"{prefix}{i}" for i in range(n)]
@@ -174,6 +223,7 @@ def heatmap_spec(
     hidden = np.zeros(z.shape, dtype=bool) if masked is None else np.asarray(masked, dtype=bool)
     z = np.where(hidden | ~np.isfinite(z), np.nan, z)
     show_text = max(z.shape) <= MAX_CELL_TEXT
+    tickangle = 0 if len(cols) <= 10 else -60
     trace: dict[str, object] = {
         "type": "heatmap",
         "z": z,
@@ -184,6 +234,7 @@ def heatmap_spec(
         "xgap": 1,
         "ygap": 1,
         "showscale": showscale,
+        "colorbar": {"x": 1.0, "xanchor": "left", "xpad": 10},
     }
     if hidden.any():  # masked cells say so on hover instead of showing an empty value
         trace["customdata"] = _cell_texts(z, hidden, "{:.6g}", masked_label)
@@ -201,7 +252,7 @@ def heatmap_spec(
             "type": "category",
             "showgrid": False,
             "title": {"text": x_title},
-            "tickangle": 0 if len(cols) <= 10 else -60,
+            "tickangle": tickangle,
         },
         "yaxis": {
             "type": "category",
@@ -211,7 +262,10 @@ def heatmap_spec(
         },
         "title": {"text": title, "font": {"size": 14}} if title else {},
         "height": height or max(240, (34 if len(rows) <= MAX_CELL_TEXT else 20) * len(rows) + 130),
-        "margin": {"l": 10, "r": 10, "t": 40 if title else 10, "b": 10},
+        "margin": {
+            **axis_margins(rows, cols, tickangle, colour_bar=showscale),
+            "t": 40 if title else 10,
+        },
         "plot_bgcolor": MASKED_COLOUR,
     }
     return trace, layout
@@ -303,6 +357,23 @@ def matrix_table(
     )
 
 
+def folded(label: str, key: str) -> DeltaGenerator | None:
+    """A closed expander whose content is built only while it is open: None when closed.
+
+    A closed section then costs one element per rerun instead of its tables; opening it reruns
+    the page, which fills it. ``key`` names it in the session (unique across pages).
+    """
+    box = st.expander(label, key=key, on_change="rerun")
+    return box if box.open else None
+
+
+def lazy_tabs(labels: Sequence[str], key: str) -> list[DeltaGenerator | None]:
+    """Tabs that build only the open tab's content: the others come back as None.
+    Choosing a tab reruns the page; ``key`` names the choice in the session."""
+    tabs = st.tabs(list(labels), key=key, on_change="rerun")
+    return [tab if tab.open else None for tab in tabs]
+
+
 @cache
 def _source(fn: Callable[..., object]) -> str:
     # read once per process: inspect tokenizes the whole file to find a function's end
@@ -339,31 +410,6 @@ def mark_blocks(fig: Spec, size: int, count: int, axis: str = "x") -> Spec:
     return fig
 
 
-def colour_scale(
-    zmin: float, zmax: float, *, title: str = "", signed: bool = False, height: int = 100
-) -> Spec:
-    """One horizontal colour bar, alone: the shared scale of a grid of heatmaps."""
-    ticks = np.linspace(zmin, zmax, 101)
-    trace = {
-        "type": "heatmap",
-        "z": [ticks.tolist()],
-        "x": ticks,
-        "colorscale": COLOUR_SCALES["RdBu_r" if signed else "Viridis"],
-        "zmin": zmin,
-        "zmax": zmax,
-        "showscale": False,
-        "hoverinfo": "skip",
-    }
-    # the bottom margin leaves room for the tick numbers and the title under the bar
-    layout = {
-        "xaxis": {"title": {"text": title}, "fixedrange": True},
-        "yaxis": {"visible": False, "fixedrange": True},
-        "height": height,
-        "margin": {"l": 10, "r": 10, "t": 5, "b": 50},
-    }
-    return fast_figure([trace], layout)
-
-
 def heatmap_grid(
     mats: Sequence[np.ndarray],
     rows: Sequence[str],
@@ -371,6 +417,36 @@ def heatmap_grid(
     titles: Sequence[str],
     *,
     key: str,
+    **style: Any,
+) -> None:
+    """Several heatmaps side by side in ONE figure, on one colour scale with one colour bar;
+    ``style`` as in ``grid_figure``.
+
+    One figure rather than one per matrix: the browser draws every figure from scratch on each
+    change, and most of that cost is per figure, not per cell.
+    Shapes: mats N × [R, C]; rows R labels; cols N × C labels; titles N.
+    """
+    if on_a_phone():  # one plot a row: a phone has no room for several side by side
+        style.update(per_row=1, row_px=300)
+    show_figure(grid_figure(mats, rows, cols, titles, **style), key=key)
+
+
+def on_a_phone() -> bool:
+    """Whether the browser says it is a phone (``Mobi`` in its user agent, as phones' browsers
+    send and tablets' do not). A figure cannot reflow to the screen's width as columns do."""
+    try:
+        agent = st.context.headers.get("User-Agent") or ""
+    except Exception:  # no browser session (a bare script run): not a phone
+        return False
+    return "Mobi" in agent
+
+
+def grid_figure(
+    mats: Sequence[np.ndarray],
+    rows: Sequence[str],
+    cols: Sequence[Sequence[str]],
+    titles: Sequence[str],
+    *,
     signed: bool = False,
     zmin: float = 0.0,
     zmax: float = 1.0,
@@ -381,50 +457,127 @@ def heatmap_grid(
     scale_title: str = "",
     per_row: int = 4,
     digits: int = 2,
-) -> None:
-    """Several heatmaps side by side on ONE colour scale, drawn once as a bar above the grid.
+    row_px: float = 700.0,
+) -> Spec:
+    """The heatmaps of ``mats`` as a grid of plots, ``per_row`` a row, in one figure.
 
     Viridis from zmin to zmax, or (``signed``) red-blue from -b to b with b the largest |value|
-    of all the matrices. Cell numbers only when they fit the grid's narrow figures; the exact
-    values stay on hover. Up to ``per_row`` figures a row (a phone stacks them).
+    of all the matrices: one shared ``coloraxis`` and its colour bar on the right. Trace n sits
+    on axes x{n+1}/y{n+1} (plotly's names: x, x2, x3, ...), its title in an annotation above it.
+    The token labels stand once, left of each row of plots; cell numbers only when they fit the
+    narrow plots, exact values on hover. ``row_px``: about how wide a row of plots is drawn
+    (px), to choose between level and slanted x labels.
     Shapes: mats N × [R, C]; rows R labels; cols N × C labels; titles N.
     """
     if signed:
         zmax = max((float(np.nanmax(np.abs(m))) for m in mats), default=1.0) or 1.0
         zmin = -zmax
-    per_row = max(1, min(per_row, len(mats)))
-    show_text = max(len(rows), max(len(c) for c in cols)) * per_row <= 32
-    height = max(200, min(34 * len(rows) + 110, 360)) if per_row > 1 else None
-    show_figure(colour_scale(zmin, zmax, title=scale_title, signed=signed), key=f"{key}_scale")
-    for start in range(0, len(mats), per_row):
-        slots = st.columns(per_row)
-        for slot, n in zip(slots, range(start, min(start + per_row, len(mats)))):
-            trace, layout = heatmap_spec(
-                mats[n],
-                rows,
-                cols[n],
-                title=titles[n],
-                signed=signed,
-                zmin=zmin,
-                zmax=zmax,
-                masked=masked,
-                masked_label=masked_label,
-                digits=digits,
-                height=height,
-                x_title=x_title,
-                y_title=y_title,
-                showscale=False,
-            )
-            # edits on the dicts, not plotly's update_*: those cost milliseconds a figure
-            trace.update(zmin=zmin, zmax=zmax)  # one scale for all, not each matrix's own
-            if not show_text:
-                trace.pop("text", None)
-                trace.pop("texttemplate", None)
-            if len(rows) > MAX_CELL_TEXT:
-                trace.update(xgap=0, ygap=0)  # tiny cells: a 1 px gap would hide a third
-            layout["xaxis"]["title"]["text"] = layout["yaxis"]["title"]["text"] = ""
-            with slot:
-                show_figure(fast_figure([trace], layout), key=f"{key}_{n}")
+    n = len(mats)
+    per_row = max(1, min(per_row, n))
+    n_rows = -(-n // per_row)
+    widest = max(len(c) for c in cols)
+    show_text = max(len(rows), widest) * per_row <= 32
+    tiny = len(rows) > MAX_CELL_TEXT
+    all_cols = [c for group in cols for c in group]
+    # level x labels when the widest fits its cell, ``row_px`` being about the plots' width
+    slot = row_px / per_row / widest
+    tickangle = 0 if max(label_px(str(c)) for c in all_cols) + 6 <= slot else -60
+    slant = abs(math.sin(math.radians(tickangle)))
+    x_labels = 22 + slant * max((label_px(str(c)) for c in all_cols), default=0.0)
+    title_px = 26  # a plot's title line above it
+    plot_h = min(max((20 if tiny else 34) * len(rows), 90), 260)
+    row_gap = x_labels + title_px + 16  # px from the bottom of one row of plots to the next
+    margin = axis_margins(rows, all_cols, tickangle, colour_bar=True)
+    margin.update(
+        t=title_px + 6,
+        b=margin["b"] if x_title else math.ceil(x_labels + 8),
+        r=margin["r"] + (24 if scale_title else 0),  # room for an upright bar's title
+    )
+    inner = n_rows * plot_h + (n_rows - 1) * row_gap  # the plot area's height, px
+    gap = 0.04 if per_row > 1 else 0.0  # between the plots of a row, a share of the width
+    width = (1.0 - gap * (per_row - 1)) / per_row
+    data, annotations = [], []
+    layout: dict[str, object] = {}
+    for k, m in enumerate(mats):
+        r, c = divmod(k, per_row)
+        trace, _ = heatmap_spec(
+            m,
+            rows,
+            cols[k],
+            masked=masked,
+            masked_label=masked_label,
+            digits=digits,
+            x_title=x_title,
+            y_title=y_title,
+            showscale=False,
+        )
+        for name in ("zmin", "zmax", "zmid", "colorscale", "showscale", "colorbar"):
+            trace.pop(name, None)  # the shared colour axis holds the scale
+        if not show_text:
+            trace.pop("text", None)
+            trace.pop("texttemplate", None)
+        if tiny:
+            trace.update(xgap=0, ygap=0)  # tiny cells: a 1 px gap would hide a third of them
+        suffix = "" if k == 0 else str(k + 1)
+        trace.update(xaxis=f"x{suffix}", yaxis=f"y{suffix}", coloraxis="coloraxis")
+        data.append(trace)
+        left = c * (width + gap)
+        top = 1.0 - r * (plot_h + row_gap) / inner
+        bottom = max(0.0, top - plot_h / inner)
+        layout[f"xaxis{suffix}"] = {
+            "type": "category",
+            "showgrid": False,
+            "tickangle": tickangle,
+            "domain": [left, min(1.0, left + width)],
+            "anchor": f"y{suffix}",
+            "title": {"text": x_title if r == n_rows - 1 else ""},
+        }
+        layout[f"yaxis{suffix}"] = {
+            "type": "category",
+            "showgrid": False,
+            "autorange": "reversed",
+            "domain": [bottom, top],
+            "anchor": f"x{suffix}",
+            "showticklabels": c == 0,
+            "title": {"text": y_title if c == 0 else ""},
+        }
+        annotations.append(
+            {
+                "text": titles[k],
+                "x": left + width / 2,
+                "y": top,
+                "xref": "paper",
+                "yref": "paper",
+                "xanchor": "center",
+                "yanchor": "bottom",
+                "yshift": 4,
+                "showarrow": False,
+                "font": {"size": 13},
+            }
+        )
+    if per_row > 1:  # the colour bar upright, right of the grid
+        bar: dict[str, object] = {"x": 1.0, "xanchor": "left", "xpad": 10, "len": 1.0, "y": 0.5}
+        if scale_title:
+            bar["title"] = {"text": scale_title, "side": "right"}
+    else:  # one plot a row (a phone): lying above the plots, so they keep the whole width
+        bar = {"orientation": "h", "thickness": 12, "len": 1.0, "x": 0.5, "xanchor": "center"}
+        bar.update(y=1.0 + (title_px + 8) / inner, yanchor="bottom", ypad=0)
+        if scale_title:
+            bar["title"] = {"text": scale_title, "side": "top"}
+        margin.update(t=margin["t"] + 72 + (30 if scale_title else 0), r=16)  # measured
+    layout.update(
+        coloraxis={
+            "colorscale": COLOUR_SCALES["RdBu_r" if signed else "Viridis"],
+            "cmin": zmin,
+            "cmax": zmax,
+            "colorbar": bar,
+        },
+        annotations=annotations,
+        height=math.ceil(inner + margin["t"] + margin["b"]),
+        margin=margin,
+        plot_bgcolor=MASKED_COLOUR,
+    )
+    return fast_figure(data, layout)
 
 
 def _bar_text(value: float | None, digits: int) -> str:
@@ -477,7 +630,8 @@ def bar_chart(
         for y, label in lines
     ]
     # many categories: let plotly turn the labels so they never overlap on a phone
-    xaxis = {"type": "category"} | ({"tickangle": 0} if len(categories) <= 8 else {})
+    tickangle = 0 if len(categories) <= 8 else -60  # set, not left to plotly: margins fit it
+    xaxis = {"type": "category", "tickangle": tickangle}
     layout = {
         "xaxis": xaxis,
         "yaxis": {"title": {"text": y_title}, "rangemode": "tozero"},
@@ -486,7 +640,13 @@ def bar_chart(
         "barmode": barmode,
         "showlegend": len(series) > 1,
         "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0, "xanchor": "left"},
-        "margin": {"l": 10, "r": 10, "t": 60 if title else 30, "b": 10},
+        # the y numbers and title need about 75 px; the x labels as for a heatmap, less its title
+        "margin": {
+            "l": 80,
+            "r": 12,
+            "t": 60 if title else 30,
+            "b": axis_margins((), categories, tickangle)["b"] - 36,
+        },
     }
     if lines:
         layout.update(shapes=shapes, annotations=notes)

@@ -164,10 +164,17 @@ class Session:
 
 
 def new_session(
-    browser: Browser, base: str, viewport: tuple[int, int] = (1280, 900), locale: str = "en-US"
+    browser: Browser,
+    base: str,
+    viewport: tuple[int, int] = (1280, 900),
+    locale: str = "en-US",
+    user_agent: str | None = None,
 ) -> Session:
+    """A new browser context (cookies, Streamlit session) and page; ``user_agent`` as a phone
+    would send it, or chromium's own when None."""
+    agent = {"user_agent": user_agent, "is_mobile": True, "has_touch": True} if user_agent else {}
     context = browser.new_context(
-        viewport={"width": viewport[0], "height": viewport[1]}, locale=locale
+        viewport={"width": viewport[0], "height": viewport[1]}, locale=locale, **agent
     )
     context.set_default_timeout(WAIT_MS)
     page = context.new_page()

@@ -14,11 +14,14 @@ from tests.e2e.harness import (
     expected_head,
     new_session,
     screenshot,
+    settle,
     sidebar_values,
+    type_seed,
     wait_heatmap,
 )
 from ui.frame import PAGES
 from ui.text.common import TEXT as FRAME_TEXT
+from ui.text.concat import TEXT as CONCAT_TEXT
 
 pytestmark = pytest.mark.e2e
 
@@ -76,3 +79,94 @@ def test_phone_viewport(browser: Browser, server: Server) -> None:
     finally:
         screenshot(page, "phone_softmax")
         page.context.close()
+
+
+PHONE_AGENT = (
+    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/131.0 Mobile Safari/537.36"
+)
+GRID_JS = """() => {
+    const gd = document.querySelector('.st-key-patterns .js-plotly-plot');
+    const full = gd._fullLayout;
+    return gd._fullData.map(t => ({x: full[t.xaxis.replace('x', 'xaxis')]._length,
+                                   y: full[t.yaxis.replace('y', 'yaxis')]._length}));
+}"""
+
+
+@pytest.mark.parametrize("agent, per_row", [(PHONE_AGENT, 1), (None, 4)], ids=["phone", "desktop"])
+def test_grid_of_heads_stacks_on_a_phone(
+    browser: Browser, server: Server, agent: str | None, per_row: int
+) -> None:
+    """Page 5's four heads: one plot a row on a phone (wide enough to read the numbers), four
+    side by side on a computer."""
+    session = new_session(
+        browser, server.url, viewport=PHONE if agent else (1280, 900), user_agent=agent
+    )
+    try:
+        session.open("/heads")
+        plots = session.page.evaluate(GRID_JS)
+        assert len(plots) == 4
+        width = (PHONE[0] if agent else 1280 - 336) / per_row  # the lesson's width, a share
+        for plot in plots:
+            assert 0.45 * width <= plot["x"] <= width, plots
+            assert plot["y"] >= 5 * 30, plots  # 5 rows of numbers at 30 px or more
+        if agent:
+            main = session.page.locator("[data-testid='stMain']")
+            assert main.evaluate("el => el.scrollWidth <= el.clientWidth")
+        assert session.console.errors == []
+    finally:
+        screenshot(session.page, f"grid_heads_{'phone' if agent else 'desktop'}")
+        session.page.context.close()
+
+
+# What plotly drew against the margins the figure asked for: when labels do not fit, plotly grows
+# the margins and draws the chart a second time. It redraws only for a change of more than 1 px.
+MARGINS_JS = """() => [...document.querySelectorAll('.js-plotly-plot')].map(gd => {
+    const full = gd._fullLayout, size = full._size, asked = full.margin;
+    return {title: (full.title && full.title.text) || '',
+            asked: [asked.l, asked.r, asked.t, asked.b], drawn: [size.l, size.r, size.t, size.b]};
+})"""
+LONG_SENTENCE = (
+    "the cat sat on the mat and the dog lay by the door while a bird sang in the old tree "
+    "as the sun rose over the quiet little town today ."
+)
+CHART_PAGES = ["qkv", "scores", "softmax", "mix", "heads", "concat", "layernorm"]
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["seed=3", "d_model=64&n_heads=16&text=" + LONG_SENTENCE.replace(" ", "+")],
+    ids=["chapter9", "largest"],
+)
+def test_every_chart_is_drawn_once_in_the_margins_it_asks_for(session: Session, query: str) -> None:
+    """Each figure's margins already hold its tick labels and titles: plotly did not have to
+    push any of them, so it drew every chart in one pass (desktop width, both presets)."""
+    pushed = []
+    for slug in CHART_PAGES:
+        session.open(f"/{slug}?{query}")
+        charts = session.page.evaluate(MARGINS_JS)
+        assert charts, slug
+        pushed += [
+            (slug, c["title"][:40], c["asked"], c["drawn"])
+            for c in charts
+            if any(abs(a - d) > 1 for a, d in zip(c["asked"], c["drawn"]))
+        ]
+    assert pushed == []
+
+
+def test_a_closed_section_is_built_when_opened_and_follows_the_settings(session: Session) -> None:
+    """The tables of page 6 are built only once their section is opened; then they stay open
+    and change with the seed like the rest of the page."""
+    page = session.page
+    session.open("/concat?seed=3")
+    section = page.locator(".st-key-concat_tables")
+    assert section.locator("[data-testid='stDataFrame']").count() == 0
+    section.get_by_text(CONCAT_TEXT["en"]["tables"]).click()
+    section.locator("[data-testid='stDataFrame']").nth(2).wait_for()
+    settle(page)
+    assert section.locator("[data-testid='stDataFrame']").count() == 3
+    assert section.get_by_text("attn_out  [5 × 8]").count() == 1
+    type_seed(page, 4)
+    settle(page)
+    assert section.locator("[data-testid='stDataFrame']").count() == 3  # still open
+    assert exceptions(page) == [] and session.console.errors == []
