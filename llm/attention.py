@@ -51,7 +51,7 @@ def matmul(x: Matrix, w: Matrix) -> Matrix:
     Example: matmul([[1, 2]], [[1, 0], [0, 1]]) == [[1, 2]]
     """
     columns = list(zip(*w))  # the columns of w, each of length k
-    return [[dot(row, list(col)) for col in columns] for row in x]
+    return [[dot(row, col) for col in columns] for row in x]
 
 
 def transpose(m: Matrix) -> Matrix:

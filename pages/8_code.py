@@ -12,7 +12,7 @@ from ui.exercise import your_turn
 from ui.frame import frame
 from ui.text import translator
 from ui.text.code import TEXT
-from ui.views import feature_labels, frame_of, matrix_table, shape_text, show_code
+from ui.views import feature_labels, frame_of, lazy_tabs, matrix_table, shape_text, show_code
 
 EPS = 1e-5  # the chapter's eps; page 7 lets you vary it
 
@@ -62,13 +62,12 @@ for title, name, mine, theirs, cols in (
 
 st.subheader(t("sources"), anchor=False)
 st.write(t("sources_intro"))
-attention_tab, nn_tab, compare_tab = st.tabs([t("attention_tab"), t("nn_tab"), t("compare_tab")])
-with attention_tab:
-    show_code(llm.attention)
-with nn_tab:
-    show_code(llm.nn)
-with compare_tab:
-    show_code(llm.compare)
+sources = (llm.attention, llm.nn, llm.compare)
+tabs = lazy_tabs([t("attention_tab"), t("nn_tab"), t("compare_tab")], "code_sources")
+for tab, module in zip(tabs, sources, strict=True):
+    if tab is not None:  # only the module shown is sent
+        with tab:
+            show_code(module)
 
 st.write(t("why"))
 

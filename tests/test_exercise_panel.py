@@ -52,6 +52,16 @@ def test_every_lesson_page_has_its_cell_prefilled_with_the_template(cell_id: str
     assert not [e for e in at.success if "cases pass" in e.value]  # no verdict before a check
 
 
+@pytest.mark.parametrize("cell_id", ["scores", "add_norm"])
+def test_the_solution_is_sent_only_once_its_section_is_opened(cell_id: str) -> None:
+    solution = ex.BY_ID[cell_id].solution_source().strip()
+    at = open_page(cell_id)
+    assert solution not in [block.value.strip() for block in at.main.code]
+    at.session_state[f"solution_{cell_id}"] = True  # the student opens "Show the solution"
+    at.run()
+    assert solution in [block.value.strip() for block in at.main.code]
+
+
 def test_the_solution_passes_and_the_navigation_marks_the_page() -> None:
     at = open_page("add_norm")
     assert "0 of 8" in sidebar_text(at)

@@ -334,11 +334,15 @@ def test_code_readable_matches_engine(link: str) -> None:
 
 
 def test_code_shows_the_real_source() -> None:
-    at = opened("code", {})
-    shown = [block.value.strip() for block in at.main.code]
-    assert inspect.getsource(llm.attention).strip() in shown
-    assert inspect.getsource(llm.nn).strip() in shown
-    assert any("def compare_implementations" in block for block in shown)
+    def shown(tab: str | None = None) -> list[str]:
+        at = opened("code", {}, **({"code_sources": tab} if tab else {}))
+        return [block.value.strip() for block in at.main.code]
+
+    # one module a tab, built only when its tab is open (the first one by default)
+    assert shown() == [inspect.getsource(llm.attention).strip()]
+    assert shown(CODE_TEXT["en"]["nn_tab"]) == [inspect.getsource(llm.nn).strip()]
+    (compare,) = shown(CODE_TEXT["en"]["compare_tab"])
+    assert "def compare_implementations" in compare
 
 
 def test_compare_reports_a_planted_difference() -> None:

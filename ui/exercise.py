@@ -84,9 +84,13 @@ def your_turn(
             st.caption(t("passed_before"))
     with st.expander(t("hint"), icon=":material/lightbulb:"):
         st.markdown(texts["hint"])
-    with st.expander(t("solution"), icon=":material/visibility:"):
-        st.caption(t("solution_caption", module=cell.solution[-1].__module__))
-        st.code(cell.solution_source(), language="python")
+    solution = st.expander(
+        t("solution"), icon=":material/visibility:", key=f"solution_{cell_id}", on_change="rerun"
+    )
+    if solution.open:  # built only once asked for: the page does not send it on every rerun
+        with solution:
+            st.caption(t("solution_caption", module=cell.solution[-1].__module__))
+            st.code(cell.solution_source(), language="python")
     st.caption(t("language", calls=_calls()))
 
 
