@@ -1,8 +1,16 @@
-"""The one place the app calls the engine: a bounded cache keyed on scalars only."""
+"""The one place the app calls the engine: a bounded cache keyed on scalars only.
+
+The cached lab is one shared object, not a copy per rerun (``st.cache_resource``, not
+``st.cache_data``): ``st.cache_data`` unpickles a fresh copy on every hit, which was about a tenth
+of a busy server's CPU. Its arrays are made read-only, so no page can change what another
+session reads: a write raises instead.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numpy as np
 import streamlit as st
@@ -23,7 +31,28 @@ class Lab:
     trace: llm.Trace
 
 
-@st.cache_data(max_entries=128, show_spinner=False)
+T = TypeVar("T")
+
+
+def frozen(value: T) -> T:
+    """``value`` with every numpy array in it (through dataclasses, tuples, lists and dicts)
+    made read-only, in place; returns it."""
+    seen: Any = value
+    if isinstance(seen, np.ndarray):
+        seen.setflags(write=False)
+    elif dataclasses.is_dataclass(seen) and not isinstance(seen, type):
+        for field in dataclasses.fields(seen):
+            frozen(getattr(seen, field.name))
+    elif isinstance(seen, tuple | list):
+        for item in seen:
+            frozen(item)
+    elif isinstance(seen, dict):
+        for item in seen.values():
+            frozen(item)
+    return value
+
+
+@st.cache_resource(max_entries=128, show_spinner=False)
 def compute_lab(
     text: str, d_model: int, n_heads: int, seed: int, causal: bool, embeddings: str
 ) -> Lab:
@@ -33,10 +62,10 @@ def compute_lab(
     x = llm.embed(tokens, cfg)
     params = llm.init_params(cfg)
     trace = llm.multi_head_attention(x, params, causal=causal)
-    return Lab(cfg, tokens, llm.token_labels(tokens), x, params, trace)
+    return frozen(Lab(cfg, tokens, llm.token_labels(tokens), x, params, trace))
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_resource(max_entries=32, show_spinner=False)
 def compare_lab(
     text: str, d_model: int, n_heads: int, seed: int, causal: bool, embeddings: str, eps: float
 ) -> tuple[dict, dict, dict[str, float]]:
@@ -49,4 +78,4 @@ def compare_lab(
     lab = compute_lab(text, d_model, n_heads, seed, causal, embeddings)
     readable = readable_run(lab.x, lab.params, causal, eps)
     engine_out = engine_run(lab.x, lab.params, causal, eps)
-    return readable, engine_out, max_differences(readable, engine_out)
+    return frozen((readable, engine_out, max_differences(readable, engine_out)))
