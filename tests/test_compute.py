@@ -43,6 +43,6 @@ def test_frozen_reaches_arrays_inside_containers() -> None:
         inside: tuple
 
     a, b, c = np.zeros(2), np.ones(3), np.eye(2)
-    value = Box(inside=(a, [b], {"c": c}))
+    value = Box(inside=(a, (b,), {"c": c}))
     assert frozen(value) is value
     assert not any(m.flags.writeable for m in (a, b, c))

@@ -35,15 +35,16 @@ T = TypeVar("T")
 
 
 def frozen(value: T) -> T:
-    """``value`` with every numpy array in it (through dataclasses, tuples, lists and dicts)
-    made read-only, in place; returns it."""
+    """``value`` with every numpy array in it (through dataclasses, tuples and dicts) made
+    read-only, in place; returns it. Lists are not searched: here they hold words and the
+    readable run's plain numbers (tens of thousands at the largest setting), never arrays."""
     seen: Any = value
     if isinstance(seen, np.ndarray):
         seen.setflags(write=False)
     elif dataclasses.is_dataclass(seen) and not isinstance(seen, type):
         for field in dataclasses.fields(seen):
             frozen(getattr(seen, field.name))
-    elif isinstance(seen, tuple | list):
+    elif isinstance(seen, tuple):
         for item in seen:
             frozen(item)
     elif isinstance(seen, dict):
