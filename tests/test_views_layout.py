@@ -105,3 +105,20 @@ def test_grid_slants_x_labels_only_when_they_do_not_fit() -> None:
     crowded = views.grid_figure(mats, TOKENS, [["encyclopaedia"] * 5] * 4, list("abcd"))
     assert crowded["layout"]["xaxis"]["tickangle"] == -60
     assert crowded["layout"]["margin"]["b"] > level["layout"]["margin"]["b"]
+
+
+def test_one_plot_a_row_titles_the_x_axis_under_the_last_plot() -> None:
+    """With the colour bar lying flat above the plots, plotly would lift an x axis title into
+    the tick labels: the title is an annotation under the last plot instead."""
+    mats = [np.zeros((5, 5))] * 3
+    spec = views.grid_figure(mats, TOKENS, [TOKENS] * 3, list("abc"), per_row=1, x_title="key")
+    layout = spec["layout"]
+    assert layout["coloraxis"]["colorbar"]["orientation"] == "h"
+    assert all(layout[k]["title"]["text"] == "" for k in ("xaxis", "xaxis2", "xaxis3"))
+    (note,) = [a for a in layout["annotations"] if a["text"] == "key"]
+    assert note["y"] == layout["yaxis3"]["domain"][0] and note["yanchor"] == "top"
+    assert note["yshift"] < -20  # below the tick labels
+    upright = views.grid_figure(mats, TOKENS, [TOKENS] * 3, list("abc"), per_row=3, x_title="key")
+    assert [k for k in upright["layout"] if k.startswith("xaxis")] == ["xaxis", "xaxis2", "xaxis3"]
+    assert upright["layout"]["xaxis2"]["title"]["text"] == "key"
+    assert "orientation" not in upright["layout"]["coloraxis"]["colorbar"]

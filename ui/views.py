@@ -565,6 +565,26 @@ def grid_figure(
         if scale_title:
             bar["title"] = {"text": scale_title, "side": "top"}
         margin.update(t=margin["t"] + 72 + (30 if scale_title else 0), r=16)  # measured
+        # plotly lifts an x axis title into its tick labels when the colour bar lies flat: the
+        # title goes in an annotation under the last plot instead
+        last = f"xaxis{n if n > 1 else ''}"
+        layout[last]["title"] = {"text": ""}
+        if x_title:
+            low = layout[f"yaxis{n if n > 1 else ''}"]["domain"][0]
+            annotations.append(
+                {
+                    "text": x_title,
+                    "x": 0.5,
+                    "y": low,
+                    "xref": "paper",
+                    "yref": "paper",
+                    "xanchor": "center",
+                    "yanchor": "top",
+                    "yshift": -math.ceil(x_labels + 16),  # the labels start 14 px down
+                    "showarrow": False,
+                    "font": {"size": 14},
+                }
+            )
     layout.update(
         coloraxis={
             "colorscale": COLOUR_SCALES["RdBu_r" if signed else "Viridis"],

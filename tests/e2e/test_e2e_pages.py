@@ -113,10 +113,27 @@ def test_grid_of_heads_stacks_on_a_phone(
         if agent:
             main = session.page.locator("[data-testid='stMain']")
             assert main.evaluate("el => el.scrollWidth <= el.clientWidth")
+        assert session.page.evaluate(OVERLAPS_JS, ".st-key-patterns") == []
         assert session.console.errors == []
     finally:
         screenshot(session.page, f"grid_heads_{'phone' if agent else 'desktop'}")
         session.page.context.close()
+
+
+# titles (axis titles, the plots' titles) that cross or touch a tick label of the same chart
+OVERLAPS_JS = """(scope) => [...document.querySelectorAll(scope + ' .js-plotly-plot')]
+  .flatMap(gd => {
+    const boxes = (sel) => [...gd.querySelectorAll(sel)].filter(el => el.textContent)
+        .map(el => [el.textContent, el.getBoundingClientRect()]);
+    // plotly's classes: xtick, x2tick, ... for tick labels; g-xtitle, g-x2title, ... for titles
+    const ticks = boxes('g[class$="tick"] text');
+    const titles = boxes('g[class^="g-"][class$="title"] text, .annotation-text');
+    const gap = 3;  // px kept clear around every tick label
+    const cross = (a, b) => a.left < b.right + gap && b.left - gap < a.right
+        && a.top < b.bottom + gap && b.top - gap < a.bottom;
+    return titles.flatMap(
+        ([t, a]) => ticks.filter(([, b]) => cross(a, b)).map(([l]) => t + ' × ' + l));
+})"""
 
 
 # What plotly drew against the margins the figure asked for: when labels do not fit, plotly grows
@@ -140,12 +157,14 @@ CHART_PAGES = ["qkv", "scores", "softmax", "mix", "heads", "concat", "layernorm"
 )
 def test_every_chart_is_drawn_once_in_the_margins_it_asks_for(session: Session, query: str) -> None:
     """Each figure's margins already hold its tick labels and titles: plotly did not have to
-    push any of them, so it drew every chart in one pass (desktop width, both presets)."""
+    push any of them, so it drew every chart in one pass (desktop width, both presets); and no
+    title crosses or touches a tick label."""
     pushed = []
     for slug in CHART_PAGES:
         session.open(f"/{slug}?{query}")
         charts = session.page.evaluate(MARGINS_JS)
         assert charts, slug
+        assert session.page.evaluate(OVERLAPS_JS, "[data-testid='stMain']") == [], slug
         pushed += [
             (slug, c["title"][:40], c["asked"], c["drawn"])
             for c in charts
