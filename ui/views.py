@@ -147,6 +147,7 @@ class _Sendable(BaseFigure):
 _NARROW = frozenset(" !'(),.:;I[]fijlrt|·")
 _WIDE = frozenset("MWmw@%")
 TICK_GAP = 60  # tick length, standoffs and the axis title beside the labels (px, measured)
+BAR = {"thickness": 14, "xpad": 6}  # a colour bar, narrower than plotly's 30 px
 
 
 @lru_cache(maxsize=4096)  # the same token and feature labels come back on every rerun
@@ -171,8 +172,9 @@ def axis_margins(
     rows: Sequence[str], cols: Sequence[str], tickangle: float, *, colour_bar: bool = False
 ) -> dict[str, int]:
     """Left and bottom margins (px) that hold these y and x tick labels and the axis titles;
-    right leaves room for a vertical colour bar. Measured in chromium: left = 60 + the widest
-    y label; bottom = 72 for level x labels, about 67 + 0.87 × the widest label at -60°."""
+    right leaves room for a vertical colour bar (about 50-58 px with its numbers). Measured in
+    chromium: left = 60 + the widest y label; bottom = 72 for level x labels, about
+    67 + 0.87 × the widest label at -60°."""
     widest_x = max((label_px(str(c)) for c in cols), default=0.0)
     widest_y = max((label_px(str(r)) for r in rows), default=0.0)
     slant = abs(math.sin(math.radians(tickangle)))
@@ -181,7 +183,7 @@ def axis_margins(
     return {
         "l": math.ceil(max(TICK_GAP + widest_y + 4, first_x + 20)),
         "b": math.ceil(max(76.0, 70 + slant * widest_x + 4)),
-        "r": 100 if colour_bar else 16,
+        "r": 62 if colour_bar else 16,
     }
 
 
@@ -234,7 +236,7 @@ def heatmap_spec(
         "xgap": 1,
         "ygap": 1,
         "showscale": showscale,
-        "colorbar": {"x": 1.0, "xanchor": "left", "xpad": 10},
+        "colorbar": {"x": 1.0, "xanchor": "left", **BAR},
     }
     if hidden.any():  # masked cells say so on hover instead of showing an empty value
         trace["customdata"] = _cell_texts(z, hidden, "{:.6g}", masked_label)
@@ -491,7 +493,7 @@ def grid_figure(
     margin.update(
         t=title_px + 6,
         b=margin["b"] if x_title else math.ceil(x_labels + 8),
-        r=margin["r"] + (24 if scale_title else 0),  # room for an upright bar's title
+        r=margin["r"] + (28 if scale_title else 0),  # room for an upright bar's title
     )
     inner = n_rows * plot_h + (n_rows - 1) * row_gap  # the plot area's height, px
     gap = 0.04 if per_row > 1 else 0.0  # between the plots of a row, a share of the width
@@ -556,7 +558,7 @@ def grid_figure(
             }
         )
     if per_row > 1:  # the colour bar upright, right of the grid
-        bar: dict[str, object] = {"x": 1.0, "xanchor": "left", "xpad": 10, "len": 1.0, "y": 0.5}
+        bar: dict[str, object] = {"x": 1.0, "xanchor": "left", "len": 1.0, "y": 0.5, **BAR}
         if scale_title:
             bar["title"] = {"text": scale_title, "side": "right"}
     else:  # one plot a row (a phone): lying above the plots, so they keep the whole width
