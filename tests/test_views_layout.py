@@ -122,3 +122,15 @@ def test_one_plot_a_row_titles_the_x_axis_under_the_last_plot() -> None:
     assert [k for k in upright["layout"] if k.startswith("xaxis")] == ["xaxis", "xaxis2", "xaxis3"]
     assert upright["layout"]["xaxis2"]["title"]["text"] == "key"
     assert "orientation" not in upright["layout"]["coloraxis"]["colorbar"]
+
+
+def test_a_colour_bar_title_longer_than_the_bar_takes_two_lines() -> None:
+    mats = [np.zeros((5, 5))] * 4
+    long = "probabilité (une seule échelle pour toutes les têtes)"
+    spec = views.grid_figure(mats, TOKENS, [TOKENS] * 4, list("abcd"), scale_title=long)
+    text = spec["layout"]["coloraxis"]["colorbar"]["title"]["text"]
+    first, second = text.split("<br>")
+    assert f"{first} {second}" == long and abs(len(first) - len(second)) < 12
+    short = views.grid_figure(mats, TOKENS, [TOKENS] * 4, list("abcd"), scale_title="value")
+    assert short["layout"]["coloraxis"]["colorbar"]["title"]["text"] == "value"
+    assert spec["layout"]["margin"]["r"] == short["layout"]["margin"]["r"] + 18

@@ -560,7 +560,9 @@ def grid_figure(
     if per_row > 1:  # the colour bar upright, right of the grid
         bar: dict[str, object] = {"x": 1.0, "xanchor": "left", "len": 1.0, "y": 0.5, **BAR}
         if scale_title:
-            bar["title"] = {"text": scale_title, "side": "right"}
+            bar["title"] = {"text": _fit_lines(scale_title, inner), "side": "right"}
+            if "<br>" in bar["title"]["text"]:
+                margin["r"] += 18  # a second line beside the bar
     else:  # one plot a row (a phone): lying above the plots, so they keep the whole width
         bar = {"orientation": "h", "thickness": 12, "len": 1.0, "x": 0.5, "xanchor": "center"}
         bar.update(y=1.0 + (title_px + 8) / inner, yanchor="bottom", ypad=0)
@@ -600,6 +602,16 @@ def grid_figure(
         plot_bgcolor=MASKED_COLOUR,
     )
     return fast_figure(data, layout)
+
+
+def _fit_lines(title: str, length: float) -> str:
+    """A title of ours on two lines (split at the space nearest its middle) when one line at
+    14 px would be longer than ``length`` px; plotly cuts what passes the figure's edge."""
+    if label_px(title) * 14 / 12 <= length or " " not in title:
+        return title
+    middle = len(title) / 2
+    cut = min((i for i, ch in enumerate(title) if ch == " "), key=lambda i: abs(i - middle))
+    return f"{title[:cut]}<br>{title[cut + 1 :]}"
 
 
 def _bar_text(value: float | None, digits: int) -> str:
