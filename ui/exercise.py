@@ -17,6 +17,7 @@ import sandbox
 from ui.text import md_escape, pick, translator
 from ui.text.exercise import TEXT
 from ui.text.exercises import CELLS
+from ui.views import folded
 
 PASSED = "_turn_passed"  # session key: the ids of the cells solved in this session
 VERDICTS = "_turn_verdicts"  # session key: cell id -> (the last Verdict, the code it judged)
@@ -84,10 +85,9 @@ def your_turn(
             st.caption(t("passed_before"))
     with st.expander(t("hint"), icon=":material/lightbulb:"):
         st.markdown(texts["hint"])
-    solution = st.expander(
-        t("solution"), icon=":material/visibility:", key=f"solution_{cell_id}", on_change="rerun"
-    )
-    if solution.open:  # built only once asked for: the page does not send it on every rerun
+    # built only once asked for: the page does not send the solution on every rerun
+    solution = folded(t("solution"), key=f"solution_{cell_id}", icon=":material/visibility:")
+    if solution is not None:
         with solution:
             st.caption(t("solution_caption", module=cell.solution[-1].__module__))
             st.code(cell.solution_source(), language="python")

@@ -221,28 +221,20 @@ def heatmap_spec(
     on 0 for scores and raw numbers; otherwise viridis.
     Shapes: m [R, C], rows R labels, cols C labels.
     """
-    z = np.array(m, dtype=np.float64)
-    hidden = np.zeros(z.shape, dtype=bool) if masked is None else np.asarray(masked, dtype=bool)
-    z = np.where(hidden | ~np.isfinite(z), np.nan, z)
-    show_text = max(z.shape) <= MAX_CELL_TEXT
     tickangle = 0 if len(cols) <= 10 else -60
-    trace: dict[str, object] = {
-        "type": "heatmap",
-        "z": z,
-        "x": list(cols),
-        "y": list(rows),
-        "hovertemplate": f"{y_title or 'row'} %{{y}} → {x_title or 'col'} %{{x}}<br>"
-        "%{z:.6g}<extra></extra>",
-        "xgap": 1,
-        "ygap": 1,
-        "showscale": showscale,
-        "colorbar": {"x": 1.0, "xanchor": "left", **BAR},
-    }
-    if hidden.any():  # masked cells say so on hover instead of showing an empty value
-        trace["customdata"] = _cell_texts(z, hidden, "{:.6g}", masked_label)
-        trace["hovertemplate"] = trace["hovertemplate"].replace("%{z:.6g}", "%{customdata}")
-    if show_text:  # the cell numbers, formatted only when they are drawn
-        trace.update(text=_cell_texts(z, hidden, f"{{:.{digits}f}}", "×"), texttemplate="%{text}")
+    trace = heatmap_cells(
+        m,
+        rows,
+        cols,
+        masked=masked,
+        masked_label=masked_label,
+        digits=digits,
+        numbers=max(np.shape(m)) <= MAX_CELL_TEXT,
+        x_title=x_title,
+        y_title=y_title,
+    )
+    z = trace["z"]
+    trace.update(showscale=showscale, colorbar={"x": 1.0, "xanchor": "left", **BAR})
     if signed:
         bound = float(np.nanmax(np.abs(z))) if np.isfinite(z).any() else 1.0
         trace.update(colorscale=COLOUR_SCALES["RdBu_r"], zmid=0.0, zmin=-bound, zmax=bound)
@@ -271,6 +263,43 @@ def heatmap_spec(
         "plot_bgcolor": MASKED_COLOUR,
     }
     return trace, layout
+
+
+def heatmap_cells(
+    m: np.ndarray,
+    rows: Sequence[str],
+    cols: Sequence[str],
+    *,
+    masked: np.ndarray | None = None,
+    masked_label: str = "masked",
+    digits: int = 2,
+    numbers: bool = True,
+    x_title: str = "",
+    y_title: str = "",
+) -> dict:
+    """A heatmap trace's cells without its colours: z (NaN where masked or not finite), the
+    labels, the hover text, and the cell numbers when ``numbers``. ``heatmap_spec`` adds a colour
+    scale of its own; ``grid_figure`` a shared colour axis.
+    Shapes: m [R, C], rows R labels, cols C labels; masked [R, C] (True = masked)."""
+    z = np.array(m, dtype=np.float64)
+    hidden = np.zeros(z.shape, dtype=bool) if masked is None else np.asarray(masked, dtype=bool)
+    z = np.where(hidden | ~np.isfinite(z), np.nan, z)
+    trace: dict[str, object] = {
+        "type": "heatmap",
+        "z": z,
+        "x": list(cols),
+        "y": list(rows),
+        "hovertemplate": f"{y_title or 'row'} %{{y}} → {x_title or 'col'} %{{x}}<br>"
+        "%{z:.6g}<extra></extra>",
+        "xgap": 1,
+        "ygap": 1,
+    }
+    if hidden.any():  # masked cells say so on hover instead of showing an empty value
+        trace["customdata"] = _cell_texts(z, hidden, "{:.6g}", masked_label)
+        trace["hovertemplate"] = trace["hovertemplate"].replace("%{z:.6g}", "%{customdata}")
+    if numbers:  # the cell numbers, formatted only when they are drawn
+        trace.update(text=_cell_texts(z, hidden, f"{{:.{digits}f}}", "×"), texttemplate="%{text}")
+    return trace
 
 
 def _cell_texts(z: np.ndarray, hidden: np.ndarray, fmt: str, masked: str) -> list[list[str]]:
@@ -359,13 +388,13 @@ def matrix_table(
     )
 
 
-def folded(label: str, key: str) -> DeltaGenerator | None:
+def folded(label: str, key: str, icon: str | None = None) -> DeltaGenerator | None:
     """A closed expander whose content is built only while it is open: None when closed.
 
     A closed section then costs one element per rerun instead of its tables; opening it reruns
     the page, which fills it. ``key`` names it in the session (unique across pages).
     """
-    box = st.expander(label, key=key, on_change="rerun")
+    box = st.expander(label, key=key, icon=icon, on_change="rerun")
     return box if box.open else None
 
 
@@ -477,15 +506,14 @@ def grid_figure(
     n = len(mats)
     per_row = max(1, min(per_row, n))
     n_rows = -(-n // per_row)
-    widest = max(len(c) for c in cols)
-    show_text = max(len(rows), widest) * per_row <= 32
+    most_cols = max(len(c) for c in cols)
+    show_text = max(len(rows), most_cols) * per_row <= 32
     tiny = len(rows) > MAX_CELL_TEXT
     all_cols = [c for group in cols for c in group]
+    widest_px = max(label_px(str(c)) for c in all_cols)
     # level x labels when the widest fits its cell, ``row_px`` being about the plots' width
-    slot = row_px / per_row / widest
-    tickangle = 0 if max(label_px(str(c)) for c in all_cols) + 6 <= slot else -60
-    slant = abs(math.sin(math.radians(tickangle)))
-    x_labels = 22 + slant * max((label_px(str(c)) for c in all_cols), default=0.0)
+    tickangle = 0 if widest_px + 6 <= row_px / per_row / most_cols else -60
+    x_labels = 22 + abs(math.sin(math.radians(tickangle))) * widest_px
     title_px = 26  # a plot's title line above it
     plot_h = min(max((20 if tiny else 34) * len(rows), 90), 260)
     row_gap = x_labels + title_px + 16  # px from the bottom of one row of plots to the next
@@ -502,25 +530,21 @@ def grid_figure(
     layout: dict[str, object] = {}
     for k, m in enumerate(mats):
         r, c = divmod(k, per_row)
-        trace, _ = heatmap_spec(
+        trace = heatmap_cells(
             m,
             rows,
             cols[k],
             masked=masked,
             masked_label=masked_label,
             digits=digits,
+            numbers=show_text and max(np.shape(m)) <= MAX_CELL_TEXT,
             x_title=x_title,
             y_title=y_title,
-            showscale=False,
         )
-        for name in ("zmin", "zmax", "zmid", "colorscale", "showscale", "colorbar"):
-            trace.pop(name, None)  # the shared colour axis holds the scale
-        if not show_text:
-            trace.pop("text", None)
-            trace.pop("texttemplate", None)
         if tiny:
             trace.update(xgap=0, ygap=0)  # tiny cells: a 1 px gap would hide a third of them
-        suffix = "" if k == 0 else str(k + 1)
+        suffix = _axis_suffix(k)
+        # the shared colour axis holds the scale
         trace.update(xaxis=f"x{suffix}", yaxis=f"y{suffix}", coloraxis="coloraxis")
         data.append(trace)
         left = c * (width + gap)
@@ -571,10 +595,10 @@ def grid_figure(
         margin.update(t=margin["t"] + 72 + (30 if scale_title else 0), r=16)  # measured
         # plotly lifts an x axis title into its tick labels when the colour bar lies flat: the
         # title goes in an annotation under the last plot instead
-        last = f"xaxis{n if n > 1 else ''}"
-        layout[last]["title"] = {"text": ""}
+        last = _axis_suffix(n - 1)
+        layout[f"xaxis{last}"]["title"] = {"text": ""}
         if x_title:
-            low = layout[f"yaxis{n if n > 1 else ''}"]["domain"][0]
+            low = layout[f"yaxis{last}"]["domain"][0]
             annotations.append(
                 {
                     "text": x_title,
@@ -602,6 +626,11 @@ def grid_figure(
         plot_bgcolor=MASKED_COLOUR,
     )
     return fast_figure(data, layout)
+
+
+def _axis_suffix(k: int) -> str:
+    """plotly's name for the axes of plot k: x/y for the first, then x2/y2, x3/y3, ..."""
+    return "" if k == 0 else str(k + 1)
 
 
 def _fit_lines(title: str, length: float) -> str:
