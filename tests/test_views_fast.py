@@ -8,6 +8,8 @@ the library's own conversion of the same input, and reads the numbers back.
 from __future__ import annotations
 
 import json
+import re
+import zlib
 
 import numpy as np
 import pandas as pd
@@ -32,9 +34,13 @@ def sent(spec: dict) -> dict:
 
 
 def plotly_sent(spec: dict) -> dict:
-    """The JSON it sends when plotly builds the figure from the same dicts (the slow path)."""
-    fig = go.Figure(data=spec["data"], layout=spec["layout"], _validate=False)
-    return json.loads(pio.to_json(fig.to_dict(), validate=False))
+    """The JSON it sends when plotly builds the figure from the same dicts, in the chart style
+    and with no template (the slow path)."""
+    layout = {**views.styled(spec["layout"]), "template": {}}
+    fig = go.Figure(data=spec["data"], layout=layout, _validate=False)
+    out = json.loads(pio.to_json(fig.to_dict(), validate=False))
+    assert out["layout"].pop("template") == {}
+    return out
 
 
 def figures() -> dict[str, dict]:
@@ -76,8 +82,74 @@ def figures() -> dict[str, dict]:
 def test_sent_json_equals_plotlys_own(name: str) -> None:
     spec = figures()[name]
     mine, theirs = sent(spec), plotly_sent(spec)
+    assert mine["layout"].pop("datarevision") == revision(mine["data"])
     assert mine == theirs
-    assert mine["layout"]["template"], "the template plotly adds is there too"
+    assert "template" not in mine["layout"], "a template makes plotly.js draw the chart twice"
+
+
+def revision(data: list) -> int:
+    """The digest of a figure's traces as sent: CRC-32 of their compact JSON."""
+    return zlib.crc32(json.dumps(data, separators=(",", ":")).encode())
+
+
+def test_data_revision_follows_every_number_and_label() -> None:
+    """plotly.js redraws a chart's data only when its revision changes: the same figure built
+    twice keeps it, the last bit of one number or one label changes it."""
+    base = sent(views.heatmap(SCORES, LABELS, LABELS))["layout"]["datarevision"]
+    again = sent(views.heatmap(SCORES.copy(), list(LABELS), LABELS))["layout"]["datarevision"]
+    nudged = SCORES.copy()
+    nudged[4, 4] = np.nextafter(nudged[4, 4], np.inf)
+    other = sent(views.heatmap(nudged, LABELS, LABELS))["layout"]["datarevision"]
+    relabelled = sent(views.heatmap(SCORES, LABELS[:4] + ["rug"], LABELS))["layout"]
+    assert base == again
+    assert len({base, other, relabelled["datarevision"]}) == 3
+
+
+def test_chart_style_lies_under_the_figures_own_layout() -> None:
+    """Every axis of a grid gets the style, the figure's own values win, a title is bold."""
+    spec = views.grid_figure(
+        [SCORES, PATTERN], LABELS, [LABELS] * 2, ["a", "b"], x_title="key", per_row=2
+    )
+    layout = views.styled(spec["layout"])
+    assert layout["paper_bgcolor"] == views.CLEAR and layout["plot_bgcolor"] == views.MASKED_COLOUR
+    for axis in ("xaxis", "xaxis2", "yaxis", "yaxis2"):
+        assert layout[axis]["tickfont"] == views.FONT
+        assert layout[axis]["domain"] == spec["layout"][axis]["domain"]
+    assert layout["xaxis"]["title"] == {
+        "text": "key",
+        "standoff": 20,
+        "font": {**views.FONT, "size": 14},
+    }
+    assert layout["margin"] == {"pad": 8, **spec["layout"]["margin"]}
+    assert layout["coloraxis"]["colorbar"]["thickness"] == 14  # the figure's own
+    assert layout["coloraxis"]["colorbar"]["tickfont"] == views.FONT
+    bars = views.styled(views.bar_chart({"H": [1.0, 2.0]}, ["h0", "h1"], title="Entropy")["layout"])
+    assert bars["title"]["text"] == "<b>Entropy</b>" and bars["title"]["font"]["size"] == 14
+    assert bars["title"]["x"] == 0 and bars["yaxis"]["gridcolor"] == views.FAINT
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG contrast ratio of two #rrggbb colours."""
+
+    def lum(colour: str) -> float:
+        rgb = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+        lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    hi, lo = sorted((lum(a), lum(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_chart_text_reads_on_the_light_and_the_dark_background() -> None:
+    """The grey sent with every figure reads on both backgrounds (a browser without CSS
+    light-dark() keeps it), and each theme's colours in CHART_CSS read on their own."""
+    light, dark = "#ffffff", "#171614"  # Streamlit's two backgrounds
+    assert min(contrast(views.MUTED, light), contrast(views.MUTED, dark)) >= 3.7
+    pairs = re.findall(r"fill: light-dark\((#\w{6}), (#\w{6})\)", views.CHART_CSS)
+    texts = [p for p in pairs if p != (light, dark)]  # the hover box's own fill is a background
+    assert len(texts) == 4
+    for on_light, on_dark in texts:
+        assert contrast(on_light, light) >= 3.7 and contrast(on_dark, dark) >= 3.7
 
 
 def test_sent_heatmap_holds_the_matrix_and_the_mask() -> None:

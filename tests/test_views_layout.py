@@ -21,9 +21,10 @@ TOKENS = ["the", "cat", "sat", "on", "mat"]
 
 @pytest.mark.parametrize("name", list(figures()))
 def test_every_figure_is_valid_for_plotly(name: str) -> None:
-    """plotly's own validation accepts every property these dicts use (a typo would raise)."""
+    """plotly's own validation accepts every property these dicts use, the chart style's too
+    (a typo would raise)."""
     spec = figures()[name]
-    go.Figure(data=spec["data"], layout=spec["layout"])
+    go.Figure(data=spec["data"], layout=views.styled(spec["layout"]))
 
 
 def test_label_width_grows_with_the_text_and_its_letters() -> None:

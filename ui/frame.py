@@ -21,6 +21,7 @@ from ui.exercise import solved
 from ui.text import LANGS, md_escape, pick, translator
 from ui.text.common import TEXT
 from ui.text.exercise import TEXT as TURN_TEXT
+from ui.views import CHART_CSS
 
 DEFAULT_TEXT = "the cat sat on mat"
 D_MODEL_MAX = 64  # the slider's top: 64 features still fit a readable table
@@ -83,6 +84,7 @@ def frame(page: str, extra_keys: tuple[str, ...] = ()) -> Settings:
     parameters the page itself owns (they are not reported as unknown).
     """
     st.set_page_config(page_title="Attention Lab", page_icon="🔎", layout="wide")
+    st.html(CHART_CSS)  # the charts' text colours in the light and the dark theme
     ss = st.session_state
     if "_url_checked" not in ss:
         # first run of a visit: the URL seeds the widgets; bad values are fixed on the next run,

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import base64
 import inspect
+import json
 import math
+import zlib
 from collections.abc import Callable, Sequence
 from functools import cache, lru_cache, partial
 from typing import Any
@@ -18,7 +20,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-import plotly.io as pio
 import pyarrow as pa
 import streamlit as st
 from plotly.basedatatypes import BaseFigure
@@ -114,22 +115,101 @@ def _wire(value: Any) -> Any:
     return _plain(value)
 
 
-@cache
-def _template(name: str | None) -> dict | None:
-    """The layout template plotly adds to every figure (Streamlit's, once Streamlit is loaded)."""
-    return go.Figure().to_dict()["layout"].get("template") if name else None
+# The charts' own style. Streamlit's plotly theme restyles a figure in the browser after drawing
+# it, which makes plotly.js draw every chart twice on each change. So figures are sent with
+# ``theme=None`` and carry Streamlit's look themselves: its fonts, sizes and spacing, on a
+# transparent background. Light or dark: the text colours below read on both, and CHART_CSS gives
+# each theme its own (the browser switches them with the theme, with no rerun).
+MUTED = "#808495"  # Streamlit's chart label grey: 3.8:1 on its light background, 5.4:1 on dark
+FAINT = "rgba(128, 132, 149, 0.3)"  # grid and zero lines, reference lines' neighbours
+CLEAR = "rgba(0, 0, 0, 0)"
+FONT = {"family": '"Source Sans", sans-serif', "size": 12, "color": MUTED}
+_AXIS = {
+    "tickfont": FONT,
+    "title": {"font": {**FONT, "size": 14}},
+    "ticklabelposition": "outside",
+    "gridcolor": FAINT,
+    "zerolinecolor": FAINT,
+    "automargin": True,
+}
+_AXES = {
+    "x": {**_AXIS, "title": {**_AXIS["title"], "standoff": 20}, "showgrid": False, "zeroline": False},
+    "y": {**_AXIS, "title": {**_AXIS["title"], "standoff": 24}},
+}
+# a heatmap's axes: one category a row or column; its ticks only keep the labels off the cells
+_CELL_AXIS = {"type": "category", "showgrid": False, "tickcolor": CLEAR}
+_COLOUR_BAR = {
+    "tickfont": FONT,
+    "title": {"font": {**FONT, "size": 14}},
+    "ticklabelposition": "outside",
+    "outlinecolor": CLEAR,
+    "outlinewidth": 8,
+}
+_LAYOUT = {
+    "font": FONT,
+    "paper_bgcolor": CLEAR,
+    "plot_bgcolor": CLEAR,
+    "hoverlabel": {"bgcolor": "#FFFFFF", "bordercolor": FAINT, "font": FONT},
+    "modebar": {"bgcolor": CLEAR, "color": FAINT, "activecolor": MUTED},
+    "legend": {"font": FONT, "bordercolor": CLEAR, "borderwidth": 0, "valign": "top"},
+}
+_TITLE = {"font": {**FONT, "size": 14}, "x": 0, "xanchor": "left", "pad": {"l": 4}}
+# Each theme's colours, as Streamlit's theme gives them: light-dark() follows the colour scheme
+# that Streamlit sets on the app (chromium 123, firefox 120, safari 17.5; older browsers keep the
+# MUTED grey above). Cell numbers are not touched: plotly picks them to read on their cell.
+CHART_CSS = """<style>
+.stPlotlyChart .infolayer text, .stPlotlyChart .xaxislayer-above text,
+.stPlotlyChart .yaxislayer-above text, .stPlotlyChart text.bartext-outside {
+  fill: light-dark(#808495, #e6eaf1) !important;
+}
+.stPlotlyChart .g-gtitle text { fill: light-dark(#2f2d2b, #edebe8) !important; }
+.stPlotlyChart .infolayer .legendtext { fill: light-dark(#262730, #fafafa) !important; }
+.stPlotlyChart .hoverlayer .hovertext path {
+  fill: light-dark(#ffffff, #171614) !important;
+  stroke: light-dark(rgba(47, 45, 43, 0.2), rgba(237, 235, 232, 0.2)) !important;
+}
+.stPlotlyChart .hoverlayer .hovertext text { fill: light-dark(#808495, #e6eaf1) !important; }
+</style>"""
+
+
+def _under(defaults: dict, own: dict) -> dict:
+    """``own`` laid over ``defaults``, nested dicts merged: the figure's keys win."""
+    out = dict(defaults)
+    for k, v in own.items():
+        out[k] = _under(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def styled(layout: dict) -> dict:
+    """A figure's layout with the chart style under it: fonts, colours, spacing, axes."""
+    out = _under(_LAYOUT, layout)
+    out["margin"] = {"pad": 8, **layout.get("margin", {})}
+    for k, v in layout.items():
+        if k[:5] in ("xaxis", "yaxis"):
+            out[k] = _under(_AXES[k[0]], v)
+    for k in ("xaxis", "yaxis"):
+        out.setdefault(k, _AXES[k[0]])
+    title = layout.get("title")
+    if title and title.get("text"):
+        out["title"] = _under(_TITLE, {**title, "text": f"<b>{title['text']}</b>"})
+    if "coloraxis" in layout:
+        out["coloraxis"] = _under({"colorbar": _COLOUR_BAR}, layout["coloraxis"])
+    return out
 
 
 class _Sendable(BaseFigure):
     """A finished figure for ``st.plotly_chart``, which reads a plotly figure through
-    ``to_dict()``: the dict is the one plotly would build, without plotly building it."""
+    ``to_dict()``: the dict is the one plotly would build, without plotly building it.
+
+    No template: the layout holds the whole style (``styled``). ``datarevision`` is a digest of
+    the traces, so plotly.js compares it instead of every array when Streamlit hands it the same
+    figure a second time, and draws the chart once."""
 
     def __init__(self, spec: Spec) -> None:  # no BaseFigure.__init__: nothing to validate
-        layout = _wire(spec["layout"])
-        template = _template(pio.templates.default)
-        if template is not None and "template" not in layout:
-            layout["template"] = template
-        self._sent = {"data": _wire(spec["data"]), "layout": layout}
+        data = _wire(spec["data"])
+        layout = _wire(styled(spec["layout"]))
+        layout["datarevision"] = zlib.crc32(json.dumps(data, separators=(",", ":")).encode())
+        self._sent = {"data": data, "layout": layout}
 
     def to_dict(self) -> dict:
         return self._sent
@@ -243,14 +323,12 @@ def heatmap_spec(
         trace.update({k: v for k, v in (("zmin", zmin), ("zmax", zmax)) if v is not None})
     layout: dict[str, object] = {
         "xaxis": {
-            "type": "category",
-            "showgrid": False,
+            **_CELL_AXIS,
             "title": {"text": x_title},
             "tickangle": tickangle,
         },
         "yaxis": {
-            "type": "category",
-            "showgrid": False,
+            **_CELL_AXIS,
             "title": {"text": y_title},
             "autorange": "reversed",
         },
@@ -319,10 +397,10 @@ def heatmap(m: np.ndarray, rows: Sequence[str], cols: Sequence[str], **style: An
     return fast_figure([trace], layout)
 
 
-def show_figure(fig: Spec | go.Figure, key: str) -> None:
-    """Draw a figure (a dict from this module, or a plotly figure) at the container's width."""
-    sent = fig if isinstance(fig, BaseFigure) else _Sendable(fig)
-    st.plotly_chart(sent, key=key, config=PLOT_CONFIG, width="stretch")
+def show_figure(fig: Spec, key: str) -> None:
+    """Draw a figure of this module at the container's width, in the chart style (``styled``).
+    The page shows CHART_CSS once (``ui.frame`` does), for the dark theme's colours."""
+    st.plotly_chart(_Sendable(fig), key=key, config=PLOT_CONFIG, width="stretch", theme=None)
 
 
 def frame_of(m: np.ndarray, rows: Sequence[str], cols: Sequence[str]) -> pd.DataFrame:
@@ -551,16 +629,14 @@ def grid_figure(
         top = 1.0 - r * (plot_h + row_gap) / inner
         bottom = max(0.0, top - plot_h / inner)
         layout[f"xaxis{suffix}"] = {
-            "type": "category",
-            "showgrid": False,
+            **_CELL_AXIS,
             "tickangle": tickangle,
             "domain": [left, min(1.0, left + width)],
             "anchor": f"y{suffix}",
             "title": {"text": x_title if r == n_rows - 1 else ""},
         }
         layout[f"yaxis{suffix}"] = {
-            "type": "category",
-            "showgrid": False,
+            **_CELL_AXIS,
             "autorange": "reversed",
             "domain": [bottom, top],
             "anchor": f"x{suffix}",
@@ -673,7 +749,8 @@ def bar_chart(
         trace = {
             "type": "bar",
             "x": list(categories),
-            "y": np.array([np.nan if v is None else v for v in values], dtype=np.float64),
+            # a list: plotly.js re-reads a typed 1-D array as new data on every pass (a second draw)
+            "y": [None if v is None or not np.isfinite(v) else float(v) for v in values],
             "name": name,
             "marker": {"color": palette[n % len(palette)]},
             "textposition": "auto",  # inside a tall bar, so it never sits on a reference line
@@ -684,7 +761,7 @@ def bar_chart(
             trace["text"] = [_bar_text(v, digits) for v in values]
         data.append(trace)
     # dashed reference lines across the plot, each labelled at its right end
-    dash = {"color": "#555555", "dash": "dash"}
+    dash = {"color": MUTED, "dash": "dash"}
     across = {"x0": 0, "x1": 1, "xref": "x domain", "yref": "y"}
     shapes = [{"type": "line", "line": dash, "y0": y, "y1": y, **across} for y, _ in lines]
     notes = [

@@ -189,3 +189,104 @@ def test_a_closed_section_is_built_when_opened_and_follows_the_settings(session:
     settle(page)
     assert section.locator("[data-testid='stDataFrame']").count() == 3  # still open
     assert exceptions(page) == [] and session.console.errors == []
+
+
+# plotly.js stores a chart's computed traces in ``gd.calcdata`` each time it works them out anew
+# (new numbers, a new layout): counting these stores counts the full draws of every chart.
+COUNT_DRAWS_JS = """
+window.__draws = 0;
+Object.defineProperty(HTMLElement.prototype, 'calcdata', {
+  configurable: true,
+  get() { return this.__calcdata; },
+  set(value) { if (Array.isArray(value)) window.__draws += 1; this.__calcdata = value; },
+});
+"""
+
+
+@pytest.mark.parametrize("slug", ["concat", "heads"])
+def test_a_change_draws_each_chart_once(browser: Browser, server: Server, slug: str) -> None:
+    """A new seed redraws every chart of the page once: the figures carry their own style,
+    so no second pass re-themes them in the browser."""
+    session = new_session(browser, server.url)
+    page = session.page
+    try:
+        page.context.add_init_script(COUNT_DRAWS_JS)
+        session.open(f"/{slug}?seed=3")
+        charts = page.locator(".js-plotly-plot").count()
+        assert charts >= 2
+        page.evaluate("window.__draws = 0")
+        type_seed(page, 4)
+        page.wait_for_function("() => window.__draws >= 1")
+        settle(page)
+        page.wait_for_timeout(500)  # a late second pass would show here
+        assert page.evaluate("window.__draws") == charts
+        assert exceptions(page) == [] and session.console.errors == []
+    finally:
+        screenshot(page, f"draws_once_{slug}")
+        page.context.close()
+
+
+# the computed fill of each kind of chart text, and the app's background behind it
+CHART_COLOURS_JS = """() => {
+  const fills = (sel) => [...new Set([...document.querySelectorAll(sel)]
+      .filter(t => t.textContent.trim()).map(t => getComputedStyle(t).fill))].sort();
+  const chart = '.stPlotlyChart ';
+  return {
+    background: getComputedStyle(document.querySelector("[data-testid='stApp']")).backgroundColor,
+    labels: fills([' .xaxislayer-above text', ' .yaxislayer-above text', ' .cbaxis text',
+                   ' g[class^="g-"][class$="title"]:not(.g-gtitle) text', ' .annotation-text']
+                  .map(s => chart + s).join(',')),
+    titles: fills(chart + '.g-gtitle text'),
+    legend: fills(chart + '.legendtext'),
+  };
+}"""
+BACKGROUND_IS_JS = """(colour) =>
+  getComputedStyle(document.querySelector("[data-testid='stApp']")).backgroundColor === colour"""
+THEME_COLOURS = {
+    "light": {
+        "background": "rgb(255, 255, 255)",
+        "labels": ["rgb(128, 132, 149)"],
+        "titles": ["rgb(47, 45, 43)"],
+        "legend": ["rgb(38, 39, 48)"],
+    },
+    "dark": {
+        "background": "rgb(23, 22, 20)",
+        "labels": ["rgb(230, 234, 241)"],
+        "titles": ["rgb(237, 235, 232)"],
+        "legend": ["rgb(250, 250, 250)"],
+    },
+}
+
+
+def test_chart_text_follows_the_theme_without_a_rerun(browser: Browser, server: Server) -> None:
+    """Page 7's charts (a grid with its colour bar, bars with a legend and titles) take the
+    text colours of Streamlit's light theme, and those of the dark one as soon as the visitor's
+    system turns dark: no rerun, no redraw."""
+    session = new_session(browser, server.url)
+    page = session.page
+    try:
+        page.context.add_init_script(COUNT_DRAWS_JS)
+        page.emulate_media(color_scheme="light")
+        session.open("/layernorm")
+        assert page.evaluate(CHART_COLOURS_JS) == THEME_COLOURS["light"]
+        draws = page.evaluate("window.__draws")
+        page.emulate_media(color_scheme="dark")
+        page.wait_for_function(BACKGROUND_IS_JS, arg=THEME_COLOURS["dark"]["background"])
+        assert page.evaluate(CHART_COLOURS_JS) == THEME_COLOURS["dark"]
+        assert page.evaluate("window.__draws") == draws
+        chart = page.locator(".stPlotlyChart").first
+        chart.scroll_into_view_if_needed()
+        box = chart.locator(".nsewdrag").first.bounding_box()  # the first plot's cells
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        hover = page.locator(".stPlotlyChart .hoverlayer .hovertext").first
+        hover.wait_for()
+        assert hover.locator("path").evaluate("el => getComputedStyle(el).fill") == THEME_COLOURS[
+            "dark"
+        ]["background"]
+        assert hover.locator("text").first.evaluate(
+            "el => getComputedStyle(el).fill"
+        ) == THEME_COLOURS["dark"]["labels"][0]
+        assert exceptions(page) == [] and session.console.errors == []
+    finally:
+        screenshot(page, "chart_text_dark")
+        page.context.close()
