@@ -210,11 +210,11 @@ def _controls(t: Callable[..., str]) -> tuple[str, llm.AttentionConfig, bool, in
         key="n_heads",
         **bound,
     )
-    seed_col, button_col = st.columns([3, 2], vertical_alignment="bottom")
-    seed = seed_col.number_input(
+    seed = st.number_input(
         t("seed"), 0, llm.MAX_SEED, value=0, step=1, help=t("seed_help"), key="seed", **bound
     )
-    button_col.button(t("new_seed"), on_click=_new_seed, icon=":material/casino:")
+    # on a line of its own: beside the seed, the sidebar left it room for two letters
+    st.button(t("new_seed"), on_click=_new_seed, icon=":material/casino:")
     causal = st.toggle(t("causal"), value=True, key="causal", **bound)
     # the hand-made table only exists in 4-D: elsewhere "seeded" is the only choice, so a link
     # asking for handmade with another d_model is refused like any invalid option

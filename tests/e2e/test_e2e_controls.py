@@ -198,3 +198,22 @@ def test_values_set_by_the_app_reach_the_url(session: Session) -> None:
     session.open("/softmax?text=")  # an empty sentence is replaced by the default
     assert sidebar_values(page)["text"] == DEFAULT_TEXT
     wait_query(page, timeout=5, text=None)  # the default sentence is left out of the URL
+
+
+# sidebar texts that the browser cuts: a box that hides what overflows it (Streamlit's buttons
+# end their label with an ellipsis there) and holds more text than it shows
+CUT_TEXTS_JS = """(side) => [...document.querySelector(side).querySelectorAll('*')]
+  .filter(el => ['hidden', 'clip'].includes(getComputedStyle(el).overflowX))
+  .filter(el => el.textContent.trim() && el.scrollWidth > el.clientWidth + 1)
+  .map(el => el.textContent.trim())"""
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_no_sidebar_label_is_cut(session: Session, lang: str) -> None:
+    """Every button, control label and link of the sidebar shows its whole text at a laptop's
+    width, in both languages (the "New seed" button used to read "Ne…")."""
+    session.open(f"/softmax?lang={lang}")
+    side = session.page.locator(SIDEBAR)
+    button = side.get_by_role("button", name=FRAME_TEXT[lang]["new_seed"])
+    assert button.inner_text().strip().endswith(FRAME_TEXT[lang]["new_seed"])
+    assert session.page.evaluate(CUT_TEXTS_JS, SIDEBAR) == []
