@@ -26,7 +26,12 @@ from plotly.basedatatypes import BaseFigure
 from streamlit.delta_generator import DeltaGenerator
 
 MAX_CELL_TEXT = 12  # print numbers inside cells up to this many rows/cols
-PLOT_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["select2d", "lasso2d"]}
+# the chart's tool bar: save as PNG, zoom, pan, reset (and Streamlit's full screen); the + and -
+# and autoscale buttons only repeat zoom and reset, and crowd a title on a phone
+PLOT_CONFIG = {
+    "displaylogo": False,
+    "modeBarButtonsToRemove": ["select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d"],
+}
 MASKED_COLOUR = "#a0a0a0"  # opaque mid grey: the × reads on it in light and dark mode
 # plotly's named scales as the explicit [position, colour] lists that plotly.js reads
 COLOUR_SCALES = {
@@ -146,6 +151,9 @@ _COLOUR_BAR = {
     "outlinewidth": 8,
 }
 _LAYOUT = {
+    # no dragging: on a phone a finger that starts on a chart scrolls the page instead of
+    # zooming the chart (a tap still shows a cell's value; the zoom button turns dragging on)
+    "dragmode": False,
     "font": FONT,
     "paper_bgcolor": CLEAR,
     "plot_bgcolor": CLEAR,

@@ -344,3 +344,18 @@ def nav_labels(page: Page) -> list[str]:
         .locator("a[data-testid='stPageLink-NavLink']")
         .all_inner_texts()
     ]
+
+
+def touch_drag(page: Page, x: float, y: float, dy: float, steps: int = 15) -> None:
+    """A finger put down at (x, y) and moved up by ``dy`` px, as the browser gets it from a
+    touch screen (the page's context needs ``has_touch``)."""
+    cdp = page.context.new_cdp_session(page)
+    try:
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+        for k in range(1, steps + 1):
+            point = {"x": x, "y": y - dy * k / steps}
+            cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [point]})
+            page.wait_for_timeout(16)  # one frame between moves, as a finger does
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    finally:
+        cdp.detach()

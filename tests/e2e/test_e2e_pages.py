@@ -16,6 +16,7 @@ from tests.e2e.harness import (
     screenshot,
     settle,
     sidebar_values,
+    touch_drag,
     type_seed,
     wait_heatmap,
 )
@@ -118,6 +119,31 @@ def test_grid_of_heads_stacks_on_a_phone(
     finally:
         screenshot(session.page, f"grid_heads_{'phone' if agent else 'desktop'}")
         session.page.context.close()
+
+
+def test_a_finger_on_a_chart_scrolls_the_page_on_a_phone(browser: Browser, server: Server) -> None:
+    """On a phone the charts are as wide as the screen: a finger that starts on one must scroll
+    the lesson (plotly's default drag would zoom the chart and hold the page still), and a tap
+    still shows the cell's value."""
+    session = new_session(browser, server.url, viewport=PHONE, user_agent=PHONE_AGENT)
+    page = session.page
+    try:
+        session.open("/heads")
+        chart = page.locator(".stPlotlyChart").first
+        chart.scroll_into_view_if_needed()
+        cells = chart.locator(".nsewdrag").first.bounding_box()
+        x, y = cells["x"] + cells["width"] / 2, cells["y"] + cells["height"] / 2
+        page.touchscreen.tap(x, y)
+        chart.locator(".hoverlayer .hovertext").first.wait_for()
+        main = page.locator("[data-testid='stMain']")
+        before = main.evaluate("el => el.scrollTop")
+        touch_drag(page, x, y, 300)
+        page.wait_for_timeout(300)
+        assert main.evaluate("el => el.scrollTop") >= before + 200
+        assert exceptions(page) == [] and session.console.errors == []
+    finally:
+        screenshot(page, "phone_scroll_over_chart")
+        page.context.close()
 
 
 # titles (axis titles, the plots' titles) that cross or touch a tick label of the same chart
