@@ -138,7 +138,12 @@ _AXIS = {
     "automargin": True,
 }
 _AXES = {
-    "x": {**_AXIS, "title": {**_AXIS["title"], "standoff": 20}, "showgrid": False, "zeroline": False},
+    "x": {
+        **_AXIS,
+        "title": {**_AXIS["title"], "standoff": 20},
+        "showgrid": False,
+        "zeroline": False,
+    },
     "y": {**_AXIS, "title": {**_AXIS["title"], "standoff": 24}},
 }
 # a heatmap's axes: one category a row or column; its ticks only keep the labels off the cells

@@ -351,7 +351,9 @@ def touch_drag(page: Page, x: float, y: float, dy: float, steps: int = 15) -> No
     touch screen (the page's context needs ``has_touch``)."""
     cdp = page.context.new_cdp_session(page)
     try:
-        cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+        cdp.send(
+            "Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]}
+        )
         for k in range(1, steps + 1):
             point = {"x": x, "y": y - dy * k / steps}
             cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [point]})

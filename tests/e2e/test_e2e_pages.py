@@ -306,12 +306,14 @@ def test_chart_text_follows_the_theme_without_a_rerun(browser: Browser, server: 
         page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         hover = page.locator(".stPlotlyChart .hoverlayer .hovertext").first
         hover.wait_for()
-        assert hover.locator("path").evaluate("el => getComputedStyle(el).fill") == THEME_COLOURS[
-            "dark"
-        ]["background"]
-        assert hover.locator("text").first.evaluate(
-            "el => getComputedStyle(el).fill"
-        ) == THEME_COLOURS["dark"]["labels"][0]
+        assert (
+            hover.locator("path").evaluate("el => getComputedStyle(el).fill")
+            == THEME_COLOURS["dark"]["background"]
+        )
+        assert (
+            hover.locator("text").first.evaluate("el => getComputedStyle(el).fill")
+            == THEME_COLOURS["dark"]["labels"][0]
+        )
         assert exceptions(page) == [] and session.console.errors == []
     finally:
         screenshot(page, "chart_text_dark")
