@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import json
+import shutil
 import time
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from bench.common import (
     loadavg,
     page_files,
     page_slug,
+    streamlit_cluster,
     streamlit_server,
     summary,
 )
@@ -39,6 +41,9 @@ ARGS = [
     "--disable-background-networking",
 ]
 TARGET_MS = 200.0
+# a first visit over a class's wifi as one student gets it: 10 Mbit/s down, 40 ms round trips
+SLOW_NETWORK = {"offline": False, "latency": 40, "downloadThroughput": 10e6 / 8}
+SLOW_NETWORK["uploadThroughput"] = 5e6 / 8
 
 # stamps, in the page's own clock: the key press, each websocket frame sent and received
 TIMING_JS = """
@@ -233,6 +238,8 @@ def run(quick: bool = False) -> dict:
                 result["errors"] = page.locator('[data-testid="stException"]').count()
                 context.close()
                 result["server_rss_mb"] = server.rss()
+            path = _url("", slug, query)
+            result["first_visit"] = first_visits(browser, path, first_expected, quick)
         finally:
             browser.close()
     result["loadavg_end"] = loadavg()
@@ -252,6 +259,46 @@ def run(quick: bool = False) -> dict:
         check("exceptions shown in the browser", result["errors"], 0, ""),
     ]
     return result
+
+
+def _visit(browser, url: str, expected: list) -> tuple[float, int]:
+    """A first visit over SLOW_NETWORK in a new browser context: (ms to every chart drawn with
+    the expected numbers, bytes of every response body)."""
+    context = browser.new_context(locale="en-US")
+    try:
+        page = context.new_page()
+        cdp = context.new_cdp_session(page)
+        cdp.send("Network.enable")
+        cdp.send("Network.emulateNetworkConditions", SLOW_NETWORK)
+        received = []
+        page.on("requestfinished", lambda r: received.append(r.sizes()["responseBodySize"]))
+        t0 = time.perf_counter()
+        page.goto(url)
+        _wait(page, expected, 120)
+        return (time.perf_counter() - t0) * 1e3, sum(received)
+    finally:
+        context.close()
+
+
+def first_visits(browser, path: str, expected: list, quick: bool = False) -> dict:
+    """First visits to ``path`` over SLOW_NETWORK, from one Streamlit process and from one behind
+    nginx as scripts/serve.sh runs it (Streamlit's front-end files sent compressed by nginx),
+    alternating: time and bytes. Empty without nginx."""
+    if shutil.which("nginx") is None:
+        return {}
+    visits = 2 if quick else 3
+    out: dict = {}
+    with streamlit_server() as direct, streamlit_cluster(1) as behind:
+        for _ in range(visits):
+            for name, server in (("direct", direct), ("nginx", behind)):
+                ms, size = _visit(browser, server.url + path, expected)
+                out.setdefault(name, {"ms": [], "bytes": []})
+                out[name]["ms"].append(ms)
+                out[name]["bytes"].append(size)
+    return {
+        name: {"ms": summary(v["ms"]), "mb": float(np.median(v["bytes"])) / 1e6}
+        for name, v in out.items()
+    } | {"network": {"mbit": 10, "latency_ms": 40}}
 
 
 def prepare_probe(changes: int = 8, contexts: int = 2) -> dict:

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
+from deploy.static_assets import prepare as prepare_static
+
 ROOT = Path(__file__).resolve().parents[1]  # the project: app.py, pages/, .streamlit/
 PORTS = range(8800, 8850)  # the only ports a benchmark server may take
 HOST = "127.0.0.1"  # every request stays on this machine
@@ -282,6 +284,8 @@ def streamlit_cluster(processes: int, timeout: float = 60.0) -> Iterator[Cluster
         prefix = Path(tmp)
         conf = prefix / "nginx.conf"
         conf.write_text(nginx_config(port, [s.port for s in servers], prefix))
+        prepare_static(prefix / "static")  # as scripts/serve.sh does, readable by nginx's workers
+        prefix.chmod(0o711)
         proc = subprocess.Popen(
             [nginx, "-p", str(prefix), "-c", str(conf)],
             stdout=subprocess.DEVNULL,

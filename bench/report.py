@@ -215,8 +215,22 @@ def _browser(r: dict) -> list[str]:
         f"clock: median {_p(sl.get('total'))} ms, p95 {_p(sl.get('total'), 'p95')} ms over "
         f"{r['slider_change_ms']['n']} changes (server {_p(sl.get('server'))} ms, browser "
         f"{_p(sl.get('render'))} ms); driver's clock: median {_p(r['slider_change_ms'])} ms.",
+        *_first_visit(r.get("first_visit") or {}),
         f"- exceptions shown: {r['errors']}; load average {r['loadavg_start']} → "
         f"{r['loadavg_end']}.",
+    ]
+
+
+def _first_visit(v: dict) -> list[str]:
+    if "direct" not in v:
+        return ["- first visit over a slow network: not measured (nginx is not installed)."]
+    net, direct, nginx = v["network"], v["direct"], v["nginx"]
+    return [
+        f"- first visit over a class's wifi ({net['mbit']} Mbit/s, {net['latency_ms']} ms round "
+        f"trips, new browser context each time, {direct['ms']['n']} visits each): one process "
+        f"straight, {direct['mb']:.2f} MB in {_p(direct['ms'])} ms (median); one process behind "
+        f"nginx as `scripts/serve.sh` runs it (Streamlit's files compressed), {nginx['mb']:.2f} "
+        f"MB in {_p(nginx['ms'])} ms."
     ]
 
 

@@ -28,6 +28,11 @@ stop() {
 }
 trap stop EXIT INT TERM
 
+# Streamlit's front-end files, for nginx to send compressed (deploy/static_assets.py); nginx's
+# workers, which run as nobody when nginx starts as root, must be able to reach them
+.venv/bin/python deploy/static_assets.py "$prefix/static"
+chmod 711 "$prefix"
+
 upstreams=""
 for i in $(seq 1 "$processes"); do
     backend=$((port + 100 + i))

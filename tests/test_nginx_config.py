@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import gzip
 import re
 import shutil
 import subprocess
+import tempfile
+import time
+import urllib.request
 from pathlib import Path
 
 import pytest
 
-from bench.common import nginx_config
+from bench.common import free_port, nginx_config
+from deploy.static_assets import TEXT_SUFFIXES, source
+from deploy.static_assets import prepare as prepare_static
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,3 +55,77 @@ def test_nginx_accepts_the_config(tmp_path: Path) -> None:
         ["nginx", "-t", "-p", str(tmp_path), "-c", str(conf)], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_static_files_get_a_gzip_copy_of_every_text_file(tmp_path: Path) -> None:
+    """deploy/static_assets.py copies every file Streamlit serves under /static/ and writes a
+    .gz beside each text file that decompresses to it; fonts and images stay as they are."""
+    dest = tmp_path / "static"
+    count, plain, packed = prepare_static(dest)
+    served = sorted(p.relative_to(source()) for p in source().rglob("*") if p.is_file())
+    assert served and all((dest / p).read_bytes() == (source() / p).read_bytes() for p in served)
+    texts = [p for p in served if p.suffix in TEXT_SUFFIXES]
+    assert count == len(texts) and any(p.suffix == ".js" for p in texts)
+    for p in texts:
+        assert (
+            gzip.decompress((dest / p).with_name(p.name + ".gz").read_bytes())
+            == (source() / p).read_bytes()
+        )
+    assert not any(dest.rglob("*.woff2.gz")) and not any(dest.rglob("*.png.gz"))
+    assert packed < plain / 2  # minified JavaScript compresses about 3x
+
+
+def _get(url: str, gzip_ok: bool = True) -> tuple[dict[str, str], bytes]:
+    request = urllib.request.Request(url, headers={"Accept-Encoding": "gzip"} if gzip_ok else {})
+    with urllib.request.urlopen(request, timeout=5) as response:
+        return {k.lower(): v for k, v in response.headers.items()}, response.read()
+
+
+@pytest.mark.skipif(shutil.which("nginx") is None, reason="nginx is not installed here")
+def test_nginx_sends_streamlits_files_itself_compressed() -> None:
+    """Behind nginx, /static/ never reaches a Streamlit process (none runs here): a browser that
+    takes gzip gets the .gz copy, one that does not gets the file, both cached for a year."""
+    with tempfile.TemporaryDirectory(prefix="attention-lab-nginx.") as folder:
+        tmp_path = Path(folder)
+        tmp_path.chmod(0o711)  # as scripts/serve.sh leaves it: nginx's workers may run as nobody
+        _serve_static(tmp_path)
+
+
+def _serve_static(tmp_path: Path) -> None:
+    port = free_port()
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(nginx_config(port, [free_port(exclude=[port])], tmp_path))
+    prepare_static(tmp_path / "static")
+    script = max((source() / "js").glob("*.js"), key=lambda p: p.stat().st_size)
+    url = f"http://127.0.0.1:{port}/static/js/{script.name}"
+    nginx = subprocess.Popen(
+        ["nginx", "-p", str(tmp_path), "-c", str(conf)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                headers, body = _get(url, gzip_ok=True)
+                break
+            except OSError:
+                if time.monotonic() > deadline or nginx.poll() is not None:
+                    raise
+                time.sleep(0.1)
+        assert headers["content-type"] == "application/javascript"  # else no browser runs it
+        assert headers["content-encoding"] == "gzip" and headers["vary"] == "Accept-Encoding"
+        assert gzip.decompress(body) == script.read_bytes()
+        assert len(body) < script.stat().st_size / 2
+        assert "immutable" in headers["cache-control"]
+        headers, body = _get(url, gzip_ok=False)
+        assert "content-encoding" not in headers and body == script.read_bytes()
+        for sample in [*(source() / "css").glob("*.css"), *(source() / "media").glob("*.woff2")]:
+            headers, _ = _get(f"http://127.0.0.1:{port}/static/{sample.parent.name}/{sample.name}")
+            assert (
+                headers["content-type"]
+                == {".css": "text/css", ".woff2": "font/woff2"}[sample.suffix]
+            )
+    finally:
+        nginx.terminate()
+        nginx.wait(timeout=10)
