@@ -126,7 +126,7 @@ def _wire(value: Any) -> Any:
 # transparent background. Light or dark: the text colours below read on both, and CHART_CSS gives
 # each theme its own (the browser switches them with the theme, with no rerun).
 MUTED = "#808495"  # Streamlit's chart label grey: 3.7:1 on its light background, 4.9:1 on dark
-FAINT = "rgba(128, 132, 149, 0.3)"  # grid and zero lines, reference lines' neighbours
+FAINT = "rgba(128, 132, 149, 0.3)"  # grid and zero lines, the tool bar's icons
 CLEAR = "rgba(0, 0, 0, 0)"
 FONT = {"family": '"Source Sans", sans-serif', "size": 12, "color": MUTED}
 _AXIS = {
@@ -762,7 +762,8 @@ def bar_chart(
         trace = {
             "type": "bar",
             "x": list(categories),
-            # a list: plotly.js re-reads a typed 1-D array as new data on every pass (a second draw)
+            # a list: after Streamlit's JSON round trip of the figure, plotly.js reads a typed
+            # 1-D array as new data and draws the chart a second time
             "y": [None if v is None or not np.isfinite(v) else float(v) for v in values],
             "name": name,
             "marker": {"color": palette[n % len(palette)]},
