@@ -266,7 +266,10 @@ def nginx_config(port: int, backends: Sequence[int], prefix: Path) -> str:
     lines = [upstreams if line == "@UPSTREAMS@" else line for line in text.splitlines()]
     text = "\n".join(lines) + "\n"
     return (
-        text.replace("@PORT@", str(port)).replace("@PREFIX@", str(prefix)).replace("@WORKERS@", "1")
+        text.replace("@ADDRESS@", HOST)
+        .replace("@PORT@", str(port))
+        .replace("@PREFIX@", str(prefix))
+        .replace("@WORKERS@", "1")
     )
 
 

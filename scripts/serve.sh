@@ -2,23 +2,46 @@
 # Runs the app as several Streamlit processes behind nginx, one per core by default, on
 # http://127.0.0.1:8501. One process runs every session's script under one GIL, so it uses one
 # core; on a host with more cores, more processes answer more students. Needs nginx
-# (apt-get install nginx-light). Ctrl+C stops everything.
+# (apt-get install nginx). Ctrl+C stops everything.
 # Usage: scripts/serve.sh [processes] [port]
+# Environment: PYTHON, a Python that already has requirements.txt (the Dockerfile's; otherwise
+# .venv is set up here); ADDRESS, where nginx listens (default 127.0.0.1; a container says
+# 0.0.0.0, its own interface). The Streamlit processes always listen on 127.0.0.1 only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-processes="${1:-$(nproc)}"
-port="${2:-8501}"
-command -v nginx >/dev/null || { echo "nginx is missing: apt-get install nginx-light" >&2; exit 1; }
+# one process per core this script may use: a container's CPU quota (cgroup v2 cpu.max) when it
+# has one, else the machine's cores; at most 4 by default (about 180 MB each, under 1 GB in all)
+cores() {
+    local quota period n
+    if read -r quota period 2>/dev/null </sys/fs/cgroup/cpu.max && [ "$quota" != "max" ]; then
+        n=$(((quota + period - 1) / period))
+    else
+        n=$(nproc)
+    fi
+    echo $((n < 4 ? n : 4))
+}
 
-if [ ! -x .venv/bin/python ]; then
-    python3 -m venv .venv
+processes="${1:-$(cores)}"
+port="${2:-8501}"
+address="${ADDRESS:-127.0.0.1}"
+# Debian installs nginx in /usr/sbin, which is not on a regular user's PATH
+nginx="$(command -v nginx || echo /usr/sbin/nginx)"
+[ -x "$nginx" ] || { echo "nginx is missing: apt-get install nginx" >&2; exit 1; }
+
+if [ -n "${PYTHON:-}" ]; then
+    python="$PYTHON"
+else
+    if [ ! -x .venv/bin/python ]; then
+        python3 -m venv .venv
+    fi
+    .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt
+    python=.venv/bin/python
 fi
-.venv/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt
 export OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}"
 
 # one cookie secret for every process, so an XSRF token from one is valid on the others
-export STREAMLIT_SERVER_COOKIE_SECRET="$(.venv/bin/python -c "import secrets; print(secrets.token_hex(16))")"
+export STREAMLIT_SERVER_COOKIE_SECRET="$("$python" -c "import secrets; print(secrets.token_hex(16))")"
 prefix="$(mktemp -d "${TMPDIR:-/tmp}/attention-lab-nginx.XXXXXX")"
 pids=()
 stop() {
@@ -30,23 +53,24 @@ trap stop EXIT INT TERM
 
 # Streamlit's front-end files, for nginx to send compressed (deploy/static_assets.py); nginx's
 # workers, which run as nobody when nginx starts as root, must be able to reach them
-.venv/bin/python deploy/static_assets.py "$prefix/static"
+"$python" deploy/static_assets.py "$prefix/static"
 chmod 711 "$prefix"
 
 upstreams=""
 for i in $(seq 1 "$processes"); do
     backend=$((port + 100 + i))
-    .venv/bin/python -m streamlit run app.py --server.headless true \
+    "$python" -m streamlit run app.py --server.headless true \
         --server.address 127.0.0.1 --server.port "$backend" >"$prefix/streamlit-$backend.log" 2>&1 &
     pids+=("$!")
     upstreams+="        server 127.0.0.1:$backend;"$'\n'
 done
-sed -e "s|@PORT@|$port|" -e "s|@PREFIX@|$prefix|g" -e "s|@WORKERS@|1|" \
+sed -e "s|@ADDRESS@|$address|" -e "s|@PORT@|$port|" -e "s|@PREFIX@|$prefix|g" -e "s|@WORKERS@|1|" \
     -e "/^@UPSTREAMS@$/{
 r /dev/stdin
 d
 }" deploy/nginx.conf.template >"$prefix/nginx.conf" <<<"$upstreams"
-nginx -p "$prefix" -c "$prefix/nginx.conf" &
+# -e: nginx's start-up log in the working folder too (its default path is root's)
+"$nginx" -p "$prefix" -e "$prefix/error.log" -c "$prefix/nginx.conf" &
 pids+=("$!")
-echo "Attention Lab: $processes processes behind nginx on http://127.0.0.1:$port"
+echo "Attention Lab: $processes processes behind nginx on http://$address:$port"
 wait -n "${pids[@]}"

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# Runs every test, browser tests included, on a fresh machine: sets up .venv and chromium first.
+# Runs every test, browser tests included, on a fresh machine: sets up .venv, chromium and nginx
+# first.
 # Usage: scripts/test.sh [pytest args...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [ ! -x /usr/bin/chromium ]; then
+# Debian's chromium for the browser tests, nginx for the tests of scripts/serve.sh
+missing=()
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+if [ "${#missing[@]}" -gt 0 ]; then
     sudo_cmd=""
     [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
     $sudo_cmd apt-get update -q
-    $sudo_cmd apt-get install -y -q chromium
+    $sudo_cmd apt-get install -y -q "${missing[@]}"
 fi
 
 if [ ! -x .venv/bin/python ]; then

@@ -120,10 +120,15 @@ def test_dockerfile_serves_port_8501_as_uid_1000() -> None:
     assert ("EXPOSE", "8501") in steps
     assert "/_stcore/health" in steps[index("HEALTHCHECK", r"")][1]
 
-    command = json.loads(steps[index("CMD", r"")][1])
-    assert command[:5] == ["python", "-m", "streamlit", "run", "app.py"]
-    assert "--server.address=0.0.0.0" in command  # inside the container only
-    assert "--server.port=8501" in command
+    # nginx in front of one process per CPU (scripts/serve.sh, tested in test_nginx_config.py),
+    # on the container's own interface, with the image's Python
+    install_nginx = index("RUN", r"apt-get install .*\bnginx\b")
+    assert install_nginx < user and "rm -rf /var/lib/apt/lists" in steps[install_nginx][1]
+    assert json.loads(steps[index("CMD", r"")][1]) == ["bash", "scripts/serve.sh"]
+    env = " ".join(a for n, a in steps if n == "ENV")
+    assert "ADDRESS=0.0.0.0" in env.split() and "PYTHON=python" in env.split()
+    serve = (ROOT / "scripts" / "serve.sh").read_text()
+    assert 'port="${2:-8501}"' in serve  # port 8501 unless told otherwise
 
 
 def test_dockerignore_keeps_what_the_app_needs() -> None:
@@ -134,15 +139,22 @@ def test_dockerignore_keeps_what_the_app_needs() -> None:
     ]
 
     def ignored(path: str) -> bool:
-        return any(
-            fnmatch.fnmatch(path, p) or path.startswith(p.rstrip("/") + "/") for p in patterns
-        )
+        """As Docker reads the file: the last pattern that matches decides, ``!`` keeps."""
+        verdict = False
+        for p in patterns:
+            keep = p.startswith("!")
+            p = p.removeprefix("!")
+            if fnmatch.fnmatch(path, p) or path.startswith(p.rstrip("/") + "/"):
+                verdict = not keep
+        return verdict
 
     needed = ["app.py", "requirements.txt", ".streamlit/config.toml"]
+    needed += ["scripts/serve.sh", "deploy/nginx.conf.template", "deploy/static_assets.py"]
     needed += [file for file, _, _ in PAGES] + ["ui/frame.py", "llm/engine.py"]
     needed += ["llm/exercises.py", "ui/exercise.py", "sandbox/worker.py", "sandbox/runner.py"]
     assert [path for path in needed if ignored(path)] == []
-    assert all(ignored(path) for path in [".venv/bin/python", ".git/HEAD", "artifacts/x.png"])
+    unneeded = [".venv/bin/python", ".git/HEAD", "artifacts/x.png", "scripts/test.sh", "bench/x.py"]
+    assert all(ignored(path) for path in unneeded)
 
 
 # --- a fresh virtual environment -----------------------------------------------------------

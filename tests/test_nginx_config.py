@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import gzip
+import os
 import re
 import shutil
+import signal
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.request
@@ -18,6 +21,17 @@ from deploy.static_assets import TEXT_SUFFIXES, source
 from deploy.static_assets import prepare as prepare_static
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"  # Debian's, off a regular user's PATH
+
+
+@pytest.fixture
+def nginx() -> str:
+    """nginx's path; a missing nginx is a failure, never a skip."""
+    if not Path(NGINX).is_file():
+        pytest.fail("nginx is missing: scripts/test.sh installs it (apt-get install nginx)")
+    return NGINX
 
 
 def test_the_template_routes_every_request_of_a_browser_to_one_process(tmp_path: Path) -> None:
@@ -47,12 +61,12 @@ def test_serve_script_fills_the_template_the_same_way() -> None:
     assert "STREAMLIT_SERVER_COOKIE_SECRET" in script  # one XSRF secret for every process
 
 
-@pytest.mark.skipif(shutil.which("nginx") is None, reason="nginx is not installed here")
+@pytest.mark.usefixtures("nginx")
 def test_nginx_accepts_the_config(tmp_path: Path) -> None:
     conf = tmp_path / "nginx.conf"
     conf.write_text(nginx_config(8501, [8601, 8602], tmp_path))
     done = subprocess.run(
-        ["nginx", "-t", "-p", str(tmp_path), "-c", str(conf)], capture_output=True, text=True
+        [NGINX, "-t", "-p", str(tmp_path), "-c", str(conf)], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
 
@@ -81,7 +95,7 @@ def _get(url: str, gzip_ok: bool = True) -> tuple[dict[str, str], bytes]:
         return {k.lower(): v for k, v in response.headers.items()}, response.read()
 
 
-@pytest.mark.skipif(shutil.which("nginx") is None, reason="nginx is not installed here")
+@pytest.mark.usefixtures("nginx")
 def test_nginx_sends_streamlits_files_itself_compressed() -> None:
     """Behind nginx, /static/ never reaches a Streamlit process (none runs here): a browser that
     takes gzip gets the .gz copy, one that does not gets the file, both cached for a year."""
@@ -99,7 +113,7 @@ def _serve_static(tmp_path: Path) -> None:
     script = max((source() / "js").glob("*.js"), key=lambda p: p.stat().st_size)
     url = f"http://127.0.0.1:{port}/static/js/{script.name}"
     nginx = subprocess.Popen(
-        ["nginx", "-p", str(tmp_path), "-c", str(conf)],
+        [NGINX, "-p", str(tmp_path), "-c", str(conf)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -129,3 +143,59 @@ def _serve_static(tmp_path: Path) -> None:
     finally:
         nginx.terminate()
         nginx.wait(timeout=10)
+
+
+@pytest.mark.usefixtures("nginx")
+def test_serve_script_runs_the_app_behind_nginx_and_stops_on_term() -> None:
+    """scripts/serve.sh as the Dockerfile runs it (PYTHON given, so no .venv is made): the app
+    answers through nginx from two processes, Streamlit's files come compressed, and a TERM
+    to the script (what ``docker stop`` sends) stops every process and removes its folder."""
+    with tempfile.TemporaryDirectory(prefix="attention-lab-test.") as folder:
+        Path(folder).chmod(0o711)  # like /tmp: nginx's workers may run as nobody
+        _serve_and_stop(Path(folder))
+
+
+def _serve_and_stop(tmp_path: Path) -> None:
+    port = free_port()
+    env = {**os.environ, "PYTHON": sys.executable, "ADDRESS": "127.0.0.1", "TMPDIR": str(tmp_path)}
+    script = subprocess.Popen(
+        ["bash", "scripts/serve.sh", "2", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                with urllib.request.urlopen(base + "/_stcore/health", timeout=2) as answer:
+                    assert answer.status == 200
+                    break
+            except OSError:
+                assert script.poll() is None, script.stdout.read()
+                assert time.monotonic() < deadline, "no healthy answer through nginx in 90 s"
+                time.sleep(0.3)
+        children = subprocess.run(
+            ["ps", "-o", "args=", "--ppid", str(script.pid)], capture_output=True, text=True
+        ).stdout.splitlines()
+        assert sum("streamlit run app.py" in c for c in children) == 2
+        assert sum(c.startswith("nginx") for c in children) == 1
+        _, page = _get(base + "/", gzip_ok=False)
+        index = re.search(rb'src="\./static/js/(index\.[^"]+\.js)"', page)
+        headers, _ = _get(base + "/static/js/" + index.group(1).decode())
+        assert headers["content-encoding"] == "gzip"
+        assert list(tmp_path.glob("attention-lab-nginx.*"))  # its working folder
+    finally:
+        script.terminate()  # the script alone, as docker stop signals PID 1
+        script.wait(timeout=30)
+        leftover = subprocess.run(
+            ["pgrep", "-g", str(script.pid)], capture_output=True, text=True
+        ).stdout.split()
+        if leftover:
+            os.killpg(script.pid, signal.SIGKILL)
+    assert leftover == [], "processes outlived serve.sh"
+    assert not list(tmp_path.glob("attention-lab-nginx.*")), "its working folder stayed"
