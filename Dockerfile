@@ -10,8 +10,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     OPENBLAS_NUM_THREADS=1
 
-# nginx, in front of the app's processes (scripts/serve.sh): it sends Streamlit's front-end files
-# compressed and keeps each browser on one process
+# nginx, in front of the app (scripts/serve.sh): it sends Streamlit's front-end files compressed
 RUN apt-get update \
     && apt-get install -y --no-install-recommends nginx \
     && rm -rf /var/lib/apt/lists/*
@@ -33,10 +32,12 @@ EXPOSE 8501
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
     CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=4)"]
 
-# One Streamlit process per CPU the container may use (at most 4), each on 127.0.0.1, behind
-# nginx on port 8501. .streamlit/config.toml holds the public-server settings. 0.0.0.0 is the
-# container's own interface: the host decides what reaches it (-p 127.0.0.1:8501:8501 keeps it
-# local). PYTHON: the image's Python already has requirements.txt, so no .venv is made.
+# One Streamlit process on 127.0.0.1 behind nginx on port 8501 (scripts/serve.sh). One, because
+# several need each browser to keep its route cookie, and a page that shows the app in a frame of
+# another site (the Space's own page) does not send it. .streamlit/config.toml holds the
+# public-server settings. 0.0.0.0 is the container's own interface: the host decides what
+# reaches it (-p 127.0.0.1:8501:8501 keeps it local). PYTHON: the image's Python already has
+# requirements.txt, so no .venv is made.
 ENV PYTHON=python \
     ADDRESS=0.0.0.0
-CMD ["bash", "scripts/serve.sh"]
+CMD ["bash", "scripts/serve.sh", "1"]

@@ -72,5 +72,5 @@ d
 # -e: nginx's start-up log in the working folder too (its default path is root's)
 "$nginx" -p "$prefix" -e "$prefix/error.log" -c "$prefix/nginx.conf" &
 pids+=("$!")
-echo "Attention Lab: $processes processes behind nginx on http://$address:$port"
+echo "Attention Lab: $processes process(es) behind nginx on http://$address:$port"
 wait -n "${pids[@]}"
