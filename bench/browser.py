@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import base64
 import json
-import shutil
 import time
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from bench.common import (
     CHAPTER9,
     check,
     loadavg,
+    nginx_path,
     page_files,
     page_slug,
     streamlit_cluster,
@@ -42,8 +42,12 @@ ARGS = [
 ]
 TARGET_MS = 200.0
 # a first visit over a class's wifi as one student gets it: 10 Mbit/s down, 40 ms round trips
-SLOW_NETWORK = {"offline": False, "latency": 40, "downloadThroughput": 10e6 / 8}
-SLOW_NETWORK["uploadThroughput"] = 5e6 / 8
+SLOW_NETWORK = {
+    "offline": False,
+    "latency": 40,
+    "downloadThroughput": 10e6 / 8,
+    "uploadThroughput": 5e6 / 8,
+}
 
 # stamps, in the page's own clock: the key press, each websocket frame sent and received
 TIMING_JS = """
@@ -284,7 +288,7 @@ def first_visits(browser, path: str, expected: list, quick: bool = False) -> dic
     """First visits to ``path`` over SLOW_NETWORK, from one Streamlit process and from one behind
     nginx as scripts/serve.sh runs it (Streamlit's front-end files sent compressed by nginx),
     alternating: time and bytes. Empty without nginx."""
-    if shutil.which("nginx") is None:
+    if nginx_path() is None:
         return {}
     visits = 2 if quick else 3
     out: dict = {}
@@ -298,7 +302,12 @@ def first_visits(browser, path: str, expected: list, quick: bool = False) -> dic
     return {
         name: {"ms": summary(v["ms"]), "mb": float(np.median(v["bytes"])) / 1e6}
         for name, v in out.items()
-    } | {"network": {"mbit": 10, "latency_ms": 40}}
+    } | {
+        "network": {
+            "mbit": SLOW_NETWORK["downloadThroughput"] * 8 / 1e6,
+            "latency_ms": SLOW_NETWORK["latency"],
+        }
+    }
 
 
 def prepare_probe(changes: int = 8, contexts: int = 2) -> dict:

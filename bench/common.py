@@ -273,14 +273,21 @@ def nginx_config(port: int, backends: Sequence[int], prefix: Path) -> str:
     )
 
 
+def nginx_path() -> str | None:
+    """nginx's program, on the PATH or where Debian puts it (/usr/sbin, off a user's PATH)."""
+    import shutil
+
+    found = shutil.which("nginx") or "/usr/sbin/nginx"
+    return found if os.access(found, os.X_OK) else None
+
+
 @contextmanager
 def streamlit_cluster(processes: int, timeout: float = 60.0) -> Iterator[Cluster]:
     """``processes`` servers behind nginx with sticky sessions; always stop them all."""
-    import shutil
     import tempfile
     from contextlib import ExitStack
 
-    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    nginx = nginx_path() or "nginx"  # not installed: Popen says so
     with ExitStack() as stack, tempfile.TemporaryDirectory(prefix="attention-lab-nginx.") as tmp:
         servers = [stack.enter_context(streamlit_server()) for _ in range(processes)]
         port = free_port(exclude=[s.port for s in servers])

@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-import shutil
 import time
 from dataclasses import dataclass, field
 
@@ -29,6 +28,7 @@ from bench.common import (
     CHAPTER9,
     check,
     loadavg,
+    nginx_path,
     page_files,
     page_slug,
     streamlit_cluster,
@@ -224,7 +224,7 @@ def run(quick: bool = False, browser_probe: bool = True) -> dict:
         result["classes"].append(_fresh_server_run(n, duration, PACE_S, 10 + i, use_probe))
     for i, c in enumerate((2, 4, 8, 16)):
         result["saturation"].append(_fresh_server_run(c, sat_duration, None, 100 + i, None))
-    if shutil.which("nginx"):
+    if nginx_path() is not None:
         # one process per core behind nginx (scripts/serve.sh): the biggest class, saturation
         result["cluster"] = {
             "processes": CLUSTER_PROCESSES,

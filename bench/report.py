@@ -226,7 +226,7 @@ def _first_visit(v: dict) -> list[str]:
         return ["- first visit over a slow network: not measured (nginx is not installed)."]
     net, direct, nginx = v["network"], v["direct"], v["nginx"]
     return [
-        f"- first visit over a class's wifi ({net['mbit']} Mbit/s, {net['latency_ms']} ms round "
+        f"- first visit over a class's wifi ({net['mbit']:g} Mbit/s, {net['latency_ms']:g} ms round "
         f"trips, new browser context each time, {direct['ms']['n']} visits each): one process "
         f"straight, {direct['mb']:.2f} MB in {_p(direct['ms'])} ms (median); one process behind "
         f"nginx as `scripts/serve.sh` runs it (Streamlit's files compressed), {nginx['mb']:.2f} "

@@ -5,7 +5,6 @@ from __future__ import annotations
 import gzip
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -16,20 +15,20 @@ from pathlib import Path
 
 import pytest
 
-from bench.common import free_port, nginx_config
+from bench.common import free_port, nginx_config, nginx_path
 from deploy.static_assets import TEXT_SUFFIXES, source
 from deploy.static_assets import prepare as prepare_static
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-NGINX = shutil.which("nginx") or "/usr/sbin/nginx"  # Debian's, off a regular user's PATH
+NGINX = nginx_path() or "nginx"
 
 
 @pytest.fixture
 def nginx() -> str:
-    """nginx's path; a missing nginx is a failure, never a skip."""
-    if not Path(NGINX).is_file():
+    """nginx's program; a missing nginx is a failure, never a skip."""
+    if nginx_path() is None:
         pytest.fail("nginx is missing: scripts/test.sh installs it (apt-get install nginx)")
     return NGINX
 
