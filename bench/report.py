@@ -226,11 +226,11 @@ def _first_visit(v: dict) -> list[str]:
         return ["- first visit over a slow network: not measured (nginx is not installed)."]
     net, direct, nginx = v["network"], v["direct"], v["nginx"]
     return [
-        f"- first visit over a class's wifi ({net['mbit']:g} Mbit/s, {net['latency_ms']:g} ms round "
-        f"trips, new browser context each time, {direct['ms']['n']} visits each): one process "
-        f"straight, {direct['mb']:.2f} MB in {_p(direct['ms'])} ms (median); one process behind "
-        f"nginx as `scripts/serve.sh` runs it (Streamlit's files compressed), {nginx['mb']:.2f} "
-        f"MB in {_p(nginx['ms'])} ms."
+        f"- first visit over a class's wifi ({net['mbit']:g} Mbit/s, {net['latency_ms']:g} ms "
+        f"round trips, new browser context each time, {direct['ms']['n']} visits each): "
+        f"one process straight, {direct['mb']:.2f} MB in {_p(direct['ms'])} ms (median); "
+        f"one process behind nginx as `scripts/serve.sh` runs it (Streamlit's files "
+        f"compressed), {nginx['mb']:.2f} MB in {_p(nginx['ms'])} ms."
     ]
 
 
