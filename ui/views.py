@@ -774,33 +774,42 @@ def bar_chart(
         if len(categories) <= 16:
             trace["text"] = [_bar_text(v, digits) for v in values]
         data.append(trace)
-    # dashed reference lines across the plot, each labelled at its right end
+    # dashed reference lines across the plot ...
     dash = {"color": MUTED, "dash": "dash"}
     across = {"x0": 0, "x1": 1, "xref": "x domain", "yref": "y"}
     shapes = [{"type": "line", "line": dash, "y0": y, "y1": y, **across} for y, _ in lines]
+    # ... labelled in the right margin, level with the line: inside the plot a label sat on the
+    # last bars, which reach the line on most pages (after LayerNorm every row's std is 1)
     notes = [
-        {"text": label, "showarrow": False, "x": 1, "xanchor": "right", "xref": "x domain"}
-        | {"y": y, "yanchor": "bottom", "yref": "y"}
+        {"text": label, "showarrow": False, "x": 1, "xanchor": "left", "xshift": 6}
+        | {"xref": "x domain", "y": y, "yanchor": "middle", "yref": "y"}
         for y, label in lines
     ]
     # many categories: let plotly turn the labels so they never overlap on a phone
     tickangle = 0 if len(categories) <= 8 else -60  # set, not left to plotly: margins fit it
     xaxis = {"type": "category", "tickangle": tickangle}
+    legend = len(series) > 1
+    # the y numbers and title need about 75 px; the x labels as for a heatmap, less its title;
+    # the legend under them, with room for two rows: a chart in half a page wraps two entries
+    # (plotly would otherwise grow the margin and draw the chart again)
+    below = axis_margins((), categories, tickangle)["b"] - 36
+    margin = {
+        "l": 80,
+        "r": math.ceil(max(label_px(label) for _, label in lines) + 18) if lines else 12,
+        "t": 36 if title else 12,
+        "b": below + (52 if legend else 0),
+    }
+    plot_px = height - margin["t"] - margin["b"]  # the plot area's height
     layout = {
         "xaxis": xaxis,
         "yaxis": {"title": {"text": y_title}, "rangemode": "tozero"},
         "title": {"text": title, "font": {"size": 14}} if title else {},
         "height": height,
         "barmode": barmode,
-        "showlegend": len(series) > 1,
-        "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0, "xanchor": "left"},
-        # the y numbers and title need about 75 px; the x labels as for a heatmap, less its title
-        "margin": {
-            "l": 80,
-            "r": 12,
-            "t": 60 if title else 30,
-            "b": axis_margins((), categories, tickangle)["b"] - 36,
-        },
+        "showlegend": legend,
+        "legend": {"orientation": "h", "x": 0, "xanchor": "left"}
+        | {"y": -(below - 6) / plot_px, "yanchor": "top"},
+        "margin": margin,
     }
     if lines:
         layout.update(shapes=shapes, annotations=notes)
