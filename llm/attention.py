@@ -28,7 +28,7 @@ def dot(a: Vector, b: Vector) -> float:
     Shapes: [n] · [n] -> scalar.
     Example: dot([1, 2], [3, 4]) == 11
     """
-    return sum(x * y for x, y in zip(a, b, strict=True))
+    return sum(x * y for x, y in zip(a, b))
 
 
 def softmax(values: Vector) -> Vector:
@@ -89,7 +89,7 @@ def mix_values(pattern: Matrix, v: Matrix) -> Matrix:
     Shapes: pattern [T × T], v [T × d_head] -> [T × d_head]. Same as matmul(pattern, v).
     """
     return [
-        [sum(p * value[d] for p, value in zip(probs, v, strict=True)) for d in range(len(v[0]))]
+        [sum(p * value[d] for p, value in zip(probs, v)) for d in range(len(v[0]))]
         for probs in pattern
     ]
 

@@ -44,7 +44,14 @@ def engine_run(
 
     Shapes: per-head quantities [H, T, d_head] or [H, T, T]; the rest [T, d_model].
     """
-    trace = engine.multi_head_attention(x, params, causal)
+    return traced_outputs(x, engine.multi_head_attention(x, params, causal), eps)
+
+
+def traced_outputs(x: np.ndarray, trace: engine.Trace, eps: float = 1e-5) -> dict[str, np.ndarray]:
+    """``engine_run``'s intermediates from a sublayer the engine already ran on X.
+
+    Shapes: x [T, d_model], a trace of H heads -> as ``engine_run``.
+    """
     resid, ln_out = engine.residual_layer_norm(x, trace.attn_out, eps)
     out = {
         name: np.stack([getattr(head, name) for head in trace.heads]) for name in HEAD_QUANTITIES

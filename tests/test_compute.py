@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import llm
+from llm.compare import QUANTITIES, engine_run
 from ui.compute import compare_lab, compute_lab, frozen
 
 
@@ -35,6 +36,16 @@ def test_page_8_comparison_is_shared_read_only() -> None:
     assert not engine_out["pattern"].flags.writeable
     assert max(differences.values()) < 1e-12
     assert isinstance(readable["ln_out"], list)
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_page_8_engine_side_is_the_labs_own_trace(causal: bool) -> None:
+    lab = compute_lab("the cat sat on the mat", 8, 2, 5, causal, "seeded")
+    _, engine_out, _ = compare_lab("the cat sat on the mat", 8, 2, 5, causal, "seeded", 1e-3)
+    assert engine_out["concat"] is lab.trace.concat  # not a second run of the engine
+    fresh = engine_run(np.array(lab.x), lab.params, causal, 1e-3)
+    for name in QUANTITIES:  # the very numbers a separate engine run gives, eps included
+        np.testing.assert_array_equal(engine_out[name], fresh[name], err_msg=name)
 
 
 def test_frozen_reaches_arrays_inside_containers() -> None:
