@@ -32,12 +32,14 @@ EXPOSE 8501
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
     CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=4)"]
 
-# One Streamlit process on 127.0.0.1 behind nginx on port 8501 (scripts/serve.sh). One, because
-# several need each browser to keep its route cookie, and a page that shows the app in a frame of
-# another site (the Space's own page) does not send it. .streamlit/config.toml holds the
+# Streamlit on 127.0.0.1 behind nginx on port 8501 (scripts/serve.sh): one process per CPU the
+# container may use, as its memory allows (250 MB each), at most 4; a Space's free CPU basic
+# hardware gets 2. nginx keeps each browser on its process with a cookie, by its address when the
+# cookie does not come back (a Space's own page shows the app in a frame of another site), and
+# finds a download's file on whichever process has it. .streamlit/config.toml holds the
 # public-server settings. 0.0.0.0 is the container's own interface: the host decides what
 # reaches it (-p 127.0.0.1:8501:8501 keeps it local). PYTHON: the image's Python already has
 # requirements.txt, so no .venv is made.
 ENV PYTHON=python \
     ADDRESS=0.0.0.0
-CMD ["bash", "scripts/serve.sh", "1"]
+CMD ["bash", "scripts/serve.sh"]

@@ -21,6 +21,7 @@ has no websocket compression, so that is what travels, plus a few bytes of frami
 from __future__ import annotations
 
 import asyncio
+import secrets
 import time
 import zlib
 from dataclasses import dataclass, field
@@ -101,6 +102,9 @@ class Session:
         self.ws = None
 
     async def connect(self, timeout: float = 30.0) -> None:
+        # the route cookie nginx gives a browser on its first page (deploy/nginx.conf.template):
+        # behind several processes, each visitor is kept on one of them, as browsers are
+        route = f"attention_lab_route={secrets.token_hex(16)}"
         self.ws = await asyncio.wait_for(
             connect(
                 self.ws_url,
@@ -108,6 +112,7 @@ class Session:
                 max_size=None,
                 compression=None,
                 open_timeout=timeout,
+                additional_headers={"Cookie": route},
             ),
             timeout,
         )

@@ -3,7 +3,7 @@
 # http://127.0.0.1:8501. One process runs every session's script under one GIL, so it uses one
 # core; on a host with more cores, more processes answer more students. Needs nginx
 # (apt-get install nginx). Ctrl+C stops everything.
-# Usage: scripts/serve.sh [processes] [port]
+# Usage: scripts/serve.sh [processes] [port]; scripts/serve.sh --count says how many by default
 # Environment: PYTHON, a Python that already has requirements.txt (the Dockerfile's; otherwise
 # .venv is set up here); ADDRESS, where nginx listens (default 127.0.0.1; a container says
 # 0.0.0.0, its own interface). The Streamlit processes always listen on 127.0.0.1 only.
@@ -11,17 +11,29 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # one process per core this script may use: a container's CPU quota (cgroup v2 cpu.max) when it
-# has one, else the machine's cores; at most 4 by default (about 180 MB each, under 1 GB in all)
+# has one, else the machine's cores; no more than its memory holds at 250 MB a process (cgroup
+# v2 memory.max, else the machine's memory; a process peaks near 200 MB with 100 students); at
+# least 1 and at most 4. CGROUP names another folder to read the limits from.
 cores() {
-    local quota period n
-    if read -r quota period 2>/dev/null </sys/fs/cgroup/cpu.max && [ "$quota" != "max" ]; then
+    local cgroup="${CGROUP:-/sys/fs/cgroup}" quota period n memory fit
+    if read -r quota period 2>/dev/null <"$cgroup/cpu.max" && [ "$quota" != "max" ]; then
         n=$(((quota + period - 1) / period))
     else
         n=$(nproc)
     fi
-    echo $((n < 4 ? n : 4))
+    if ! read -r memory 2>/dev/null <"$cgroup/memory.max" || [ "$memory" = "max" ]; then
+        memory=$(($(awk '/^MemTotal:/ {print $2}' /proc/meminfo) * 1024))
+    fi
+    fit=$((memory / (250 * 1024 * 1024)))
+    n=$((n < fit ? n : fit))
+    n=$((n < 4 ? n : 4))
+    echo $((n > 1 ? n : 1))
 }
 
+if [ "${1:-}" = "--count" ]; then
+    cores  # how many processes this host gets by default, and nothing else
+    exit 0
+fi
 processes="${1:-$(cores)}"
 port="${2:-8501}"
 address="${ADDRESS:-127.0.0.1}"

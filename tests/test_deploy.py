@@ -120,12 +120,12 @@ def test_dockerfile_serves_port_8501_as_uid_1000() -> None:
     assert ("EXPOSE", "8501") in steps
     assert "/_stcore/health" in steps[index("HEALTHCHECK", r"")][1]
 
-    # nginx in front of one process (scripts/serve.sh, tested in test_nginx_config.py), on the
-    # container's own interface, with the image's Python. One: the route cookie that keeps a
-    # browser on one of several processes is not sent from a frame on another site
+    # nginx in front of as many processes as the container holds (scripts/serve.sh with no
+    # count; its routing and its count are tested in test_nginx_config.py), on the container's
+    # own interface, with the image's Python
     install_nginx = index("RUN", r"apt-get install .*\bnginx\b")
     assert install_nginx < user and "rm -rf /var/lib/apt/lists" in steps[install_nginx][1]
-    assert json.loads(steps[index("CMD", r"")][1]) == ["bash", "scripts/serve.sh", "1"]
+    assert json.loads(steps[index("CMD", r"")][1]) == ["bash", "scripts/serve.sh"]
     env = " ".join(a for n, a in steps if n == "ENV")
     assert "ADDRESS=0.0.0.0" in env.split() and "PYTHON=python" in env.split()
     serve = (ROOT / "scripts" / "serve.sh").read_text()

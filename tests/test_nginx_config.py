@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import gzip
+import http.server
 import os
 import re
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -43,10 +48,11 @@ def test_the_template_routes_every_request_of_a_browser_to_one_process(tmp_path:
         "127.0.0.1:8603",
     ]
     assert "hash $route consistent;" in upstream
-    # the route is the browser's cookie when it has a well-formed one, else a new random id
+    # the route is the browser's cookie when it has a well-formed one, else its address
     assert '"~^[0-9a-f]{32}$" $cookie_attention_lab_route;' in text
-    assert "default $request_id;" in text
-    assert 'Set-Cookie "attention_lab_route=$route; Path=/; HttpOnly; SameSite=Lax"' in text
+    assert "default $client_address;" in text
+    assert "default $request_id;" in text  # a browser without a cookie is given a new one
+    assert 'Set-Cookie "attention_lab_route=$route_cookie; Path=/; HttpOnly;' in text
     # the websocket passes through and stays open
     assert "proxy_set_header Upgrade $http_upgrade;" in text
     assert "proxy_read_timeout 1d;" in text
@@ -198,3 +204,155 @@ def _serve_and_stop(tmp_path: Path) -> None:
             os.killpg(script.pid, signal.SIGKILL)
     assert leftover == [], "processes outlived serve.sh"
     assert not list(tmp_path.glob("attention-lab-nginx.*")), "its working folder stayed"
+
+
+class _NamedHandler(http.server.BaseHTTPRequestHandler):
+    """A stand-in for one Streamlit process: says its name; of /media/ it has only its own file
+    (/media/<name>.csv), and answers 404 for the others' files, as Streamlit does."""
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        name = self.server.name
+        if self.path.startswith("/media/") and self.path != f"/media/{name}.csv":
+            self.send_error(404)
+            return
+        body = name.encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@contextmanager
+def _nginx_in_front_of(names: list[str], tmp_path: Path) -> Iterator[str]:
+    """nginx with the template's routing in front of one named stand-in process per name;
+    yields nginx's base URL."""
+    servers = []
+    for name in names:
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _NamedHandler)
+        server.name = name
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+    port = free_port(exclude=[s.server_address[1] for s in servers])
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(nginx_config(port, [s.server_address[1] for s in servers], tmp_path))
+    nginx = subprocess.Popen(
+        [NGINX, "-p", str(tmp_path), "-e", str(tmp_path / "error.log"), "-c", str(conf)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                _ask(base + "/")
+                break
+            except OSError:
+                if time.monotonic() > deadline or nginx.poll() is not None:
+                    raise
+                time.sleep(0.1)
+        yield base
+    finally:
+        nginx.terminate()
+        nginx.wait(timeout=10)
+        for server in servers:
+            server.shutdown()
+            server.server_close()
+
+
+def _ask(url: str, **headers: str) -> tuple[str, str]:
+    """(the name of the process that answered, the Set-Cookie nginx added)."""
+    request = urllib.request.Request(url, headers=headers)
+    with urllib.request.urlopen(request, timeout=5) as answer:
+        return answer.read().decode(), answer.headers.get("Set-Cookie", "")
+
+
+@pytest.mark.usefixtures("nginx")
+def test_a_browser_stays_on_one_process_with_or_without_its_cookie(tmp_path: Path) -> None:
+    """The cookie decides when the browser sends it; a browser that sends none (a frame inside
+    another site's page may not) stays on one process by its address; addresses spread."""
+    with _nginx_in_front_of(["a", "b", "c"], tmp_path) as base:
+        name, cookie = _ask(base + "/concat")
+        route = re.fullmatch(r"attention_lab_route=([0-9a-f]{32}); Path=/; HttpOnly; (.*)", cookie)
+        assert route is not None, cookie
+        assert route.group(2) == "SameSite=Lax"  # plain http: the cookie stays first-party
+        with_cookie = {
+            _ask(
+                base + "/_stcore/stream",
+                Cookie=f"attention_lab_route={route.group(1)}",
+                **{"X-Forwarded-For": f"198.51.100.{i}"},
+            )[0]
+            for i in range(12)
+        }
+        assert len(with_cookie) == 1  # the cookie, not the address, decides
+        # no cookie: the first address of X-Forwarded-For decides, whatever proxies follow it
+        student = {
+            _ask(base + "/_stcore/stream", **{"X-Forwarded-For": forwarded})
+            for forwarded in ["203.0.113.7", "203.0.113.7, 10.0.0.1", " 203.0.113.7,10.0.0.2"] * 4
+        }
+        assert len({name for name, _ in student}) == 1
+        # each request without a cookie is offered one, a new random route each time
+        offered = {re.search("=([0-9a-f]{32});", c).group(1) for _, c in student}
+        assert len(offered) == len(student)
+        # a malformed cookie counts as none
+        _, fixed = _ask(base + "/", Cookie="attention_lab_route=zz")
+        assert re.match("attention_lab_route=[0-9a-f]{32};", fixed)
+        # a class of students without cookies still spreads over the processes
+        spread = [_ask(base + "/", **{"X-Forwarded-For": f"192.0.2.{i}"})[0] for i in range(60)]
+        assert set(spread) == {"a", "b", "c"}
+
+
+@pytest.mark.usefixtures("nginx")
+def test_over_https_the_cookie_also_goes_with_a_frame_of_another_site(tmp_path: Path) -> None:
+    with _nginx_in_front_of(["a", "b"], tmp_path) as base:
+        _, cookie = _ask(base + "/", **{"X-Forwarded-Proto": "https"})
+        assert cookie.endswith("; Path=/; HttpOnly; SameSite=None; Secure; Partitioned")
+        _, cookie = _ask(base + "/media/a.csv", **{"X-Forwarded-Proto": "http"})
+        assert cookie.endswith("; Path=/; HttpOnly; SameSite=Lax")
+
+
+@pytest.mark.usefixtures("nginx")
+def test_a_download_is_found_whichever_process_it_reaches_first(tmp_path: Path) -> None:
+    """Only its session's process has a download's file; the others answer 404, and nginx asks
+    the next process until one has it, for every address and route."""
+    with _nginx_in_front_of(["a", "b", "c"], tmp_path) as base:
+        for owner in ("a", "b", "c"):
+            for i in range(10):
+                name, _ = _ask(f"{base}/media/{owner}.csv", **{"X-Forwarded-For": f"192.0.2.{i}"})
+                assert name == owner
+                cookie = f"attention_lab_route={i:032x}"
+                assert _ask(f"{base}/media/{owner}.csv", Cookie=cookie)[0] == owner
+        # a file that no process has is still a 404, after every process was asked
+        with pytest.raises(urllib.error.HTTPError) as missing:
+            _ask(base + "/media/nobody.csv")
+        assert missing.value.code == 404
+
+
+@pytest.mark.parametrize(
+    ("cpu_max", "memory_max", "processes"),
+    [
+        ("300000 100000", 2 << 30, 3),  # 3 CPUs, 2 GB: one process a CPU
+        ("250000 100000", 2 << 30, 3),  # 2.5 CPUs: the half counts
+        ("50000 100000", 2 << 30, 1),  # half a CPU: still one process
+        ("800000 100000", 4 << 30, 4),  # 8 CPUs: 4 at most
+        ("400000 100000", 600 << 20, 2),  # 600 MB hold two processes of 250 MB, not four
+        ("200000 100000", 200 << 20, 1),  # too little memory for one: one all the same
+    ],
+)
+def test_serve_script_runs_as_many_processes_as_the_container_holds(
+    tmp_path: Path, cpu_max: str, memory_max: int, processes: int
+) -> None:
+    (tmp_path / "cpu.max").write_text(cpu_max + "\n")
+    (tmp_path / "memory.max").write_text(f"{memory_max}\n")
+    done = subprocess.run(
+        ["bash", "scripts/serve.sh", "--count"],
+        cwd=ROOT,
+        env={**os.environ, "CGROUP": str(tmp_path)},
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"{processes}\n"

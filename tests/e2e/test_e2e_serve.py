@@ -1,0 +1,128 @@
+"""The app as the container serves it (scripts/serve.sh: two processes behind nginx), shown in a
+frame of another site's page, as a Space's own page or a course page shows it."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import io
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from playwright.sync_api import Browser
+
+import llm
+from bench.common import nginx_path
+from tests.e2e.harness import ARTIFACTS, DEFAULT_TEXT, ROOT, WAIT_MS, free_port, http_status
+
+SEEDS = (3, 4, 5, 6)  # a seed a student: a download's file is named by its content
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[str]:
+    """scripts/serve.sh with two processes on a free port; its base URL."""
+    if nginx_path() is None:
+        pytest.fail("nginx is missing: scripts/test.sh installs it (apt-get install nginx)")
+    with tempfile.TemporaryDirectory(prefix="attention-lab-e2e.") as folder:
+        # in /tmp itself: nginx's workers, which may run as nobody, must reach the files
+        Path(folder).chmod(0o711)
+        yield from _serve(folder)
+
+
+def _serve(folder: str) -> Iterator[str]:
+    port = free_port()
+    env = {**os.environ, "PYTHON": sys.executable, "TMPDIR": folder}
+    ARTIFACTS.mkdir(exist_ok=True)
+    with (ARTIFACTS / "server-serve-sh.log").open("w") as log:
+        script = subprocess.Popen(
+            ["bash", "scripts/serve.sh", "2", str(port)],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while http_status(base + "/_stcore/health", timeout=2) != 200:
+            assert script.poll() is None, "scripts/serve.sh stopped"
+            assert time.monotonic() < deadline, "no healthy answer through nginx in 120 s"
+            time.sleep(0.3)
+        yield base
+    finally:
+        os.killpg(script.pid, signal.SIGTERM)
+        script.wait(timeout=30)
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def other_site(cluster: str, tmp_path: Path) -> Iterator[Callable[[int], str]]:
+    """Pages on another site (localhost, not 127.0.0.1), each showing /concat at one seed in a
+    frame; yields the address of the page for a seed."""
+    for seed in SEEDS:
+        (tmp_path / f"course-{seed}.html").write_text(
+            "<html><body><h1>Chapter 9</h1>"
+            f'<iframe src="{cluster}/concat?seed={seed}" width="1250" height="900"></iframe>'
+            "</body></html>"
+        )
+    handler = functools.partial(_QuietHandler, directory=str(tmp_path))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield lambda seed: f"http://localhost:{server.server_address[1]}/course-{seed}.html"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_download_in_a_frame_of_another_site_comes_from_its_own_process(
+    browser: Browser, other_site: Callable[[int], str]
+) -> None:
+    """A frame of another site does not send the route cookie back, so each request used to
+    reach a random process, and a CSV download was often cancelled: its file lives in the
+    session's own process (a process that made the same file for an earlier student could
+    answer too, hence a new seed for each student). Every download now brings the page's
+    numbers: four students, each a new browser, download the page's three tables."""
+    for seed in SEEDS:
+        cfg = llm.AttentionConfig(d_model=8, n_heads=4, seed=seed)
+        params = llm.init_params(cfg)
+        trace = llm.multi_head_attention(llm.embed(llm.tokenize(DEFAULT_TEXT), cfg), params)
+        tables = {"concat": trace.concat, "W_O": params.W_O, "attn_out": trace.attn_out}
+        context = browser.new_context(viewport={"width": 1300, "height": 1000})
+        context.set_default_timeout(WAIT_MS)
+        try:
+            page = context.new_page()
+            page.goto(other_site(seed))
+            frame = page.frame_locator("iframe")
+            frame.locator("[data-testid='stApp'][data-test-script-state='notRunning']").wait_for()
+            frame.locator(".js-plotly-plot").first.wait_for()
+            frame.get_by_text("The same numbers as tables").click()
+            for name, want in tables.items():
+                button = frame.get_by_role("button", name=f"{name} · CSV")
+                with page.expect_download() as download:
+                    button.click()
+                text = Path(download.value.path()).read_text()
+                table = pd.read_csv(io.StringIO(text), index_col=0, float_precision="round_trip")
+                assert table.shape == want.shape, (seed, name)
+                np.testing.assert_array_equal(table.to_numpy(), want, err_msg=f"{seed} {name}")
+            cookie = [c for c in context.cookies() if c["name"] == "attention_lab_route"]
+            assert cookie and cookie[0]["sameSite"] == "Lax"  # plain http: not sent to a frame
+            if seed == SEEDS[0]:
+                page.screenshot(path=ARTIFACTS / "e2e-serve-frame-of-another-site.png")
+        finally:
+            context.close()
