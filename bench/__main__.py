@@ -101,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
         md_path.write_text(report.render(results))
         for c in section.get("checks", []):
             met = {True: "met", False: "MISSED", None: "n/a"}[c["met"]]
-            print(f"  {met:6} {c['name']}: {c['value']} (target {c['op']} {c['target']})")
+            target = "no target" if c["target"] is None else f"target {c['op']} {c['target']}"
+            print(f"  {met:6} {c['name']}: {c['value']} ({target})")
     print(f"[bench] wrote {md_path} and {json_path}")
     return 0
 

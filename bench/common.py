@@ -333,6 +333,12 @@ def check(name: str, value: float | None, target: float, unit: str, lower_is_bet
     }
 
 
+def context(name: str, value: float | None, unit: str) -> dict:
+    """A result reported beside the targets without one of its own: ``check``'s fields, with
+    no target and ``met`` None."""
+    return {"name": name, "value": value, "target": None, "unit": unit, "op": "", "met": None}
+
+
 def dump_json(obj: object, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from bench.common import (
     CHAPTER9,
     check,
+    context,
     loadavg,
     nginx_path,
     page_files,
@@ -242,34 +243,29 @@ def run(quick: bool = False, browser_probe: bool = True) -> dict:
 
 
 def _checks(result: dict) -> list[dict]:
+    """The targets are read on the cluster: two cores run two processes behind nginx, as
+    scripts/serve.sh and the container run them. One process alone uses one core, whatever the
+    machine has; its rows say what a host with one CPU gets, without a target of their own."""
     checks = []
     biggest = max(result["classes"], key=lambda r: r["sessions"])
     n = biggest["sessions"]
-    checks.append(check(f"{n} sessions at a student's pace: errors", biggest["errors"], 0, ""))
+    one = "1 process (one core, as a 1-CPU host runs it)"
+    checks.append(check(f"{one}, {n} sessions: errors", biggest["errors"], 0, ""))
     checks.append(
-        check(
-            f"{n} sessions at a student's pace: p95 latency of a change",
+        context(
+            f"{one}, {n} sessions at a student's pace: p95 latency of a change",
             biggest["latency_ms"].get("p95"),
-            TARGET_P95_MS,
             "ms",
         )
     )
-    checks.append(
-        check(
-            f"{n} sessions at a student's pace: server RSS at peak",
-            biggest["rss_hwm_mb"],
-            TARGET_RSS_MB,
-            "MB",
-        )
-    )
+    checks.append(context(f"{one}, {n} sessions: server RSS at peak", biggest["rss_hwm_mb"], "MB"))
     best = max(result["saturation"], key=lambda r: r["reruns_per_s"])
     checks.append(
-        check(
-            f"saturation, chapter 9, page mix: reruns/s (best at {best['sessions']} sessions)",
+        context(
+            f"{one}, saturation, chapter 9, page mix: reruns/s (best at {best['sessions']} "
+            "sessions)",
             best["reruns_per_s"],
-            TARGET_SATURATION,
             "/s",
-            lower_is_better=False,
         )
     )
     cluster = result.get("cluster")

@@ -37,7 +37,11 @@ def _checks_table(checks: list[dict]) -> list[str]:
     lines = ["| result | measured | target | met |", "|---|---:|---:|:---:|"]
     for c in checks:
         met = {True: "yes", False: "**no**", None: "–"}[c["met"]]
-        target = f"{c['op']} {_value(c['target'], ' ' + c['unit'] if c['unit'] else '')}"
+        target = (
+            "–"
+            if c["target"] is None
+            else f"{c['op']} {_value(c['target'], ' ' + c['unit'] if c['unit'] else '')}"
+        )
         unit = " " + c["unit"] if c["unit"] else ""
         name = c["name"].replace("|", "\\|")  # a | inside a cell would end it
         lines.append(f"| {name} | {_value(c['value'], unit)} | {target} | {met} |")
@@ -282,7 +286,10 @@ def _load(r: dict) -> list[str]:
         out.append(
             f"\n*{cluster['processes']} + nginx*: {cluster['processes']} Streamlit processes "
             "behind nginx with sticky sessions (`deploy/nginx.conf.template`, as "
-            "`scripts/serve.sh` runs them); memory and CPU add up every process."
+            "`scripts/serve.sh` and the container run them, one a core); memory and CPU add "
+            "up every process. The class and saturation targets are read on these rows: one "
+            "process uses one core, whatever the machine has, so its rows say what a host with "
+            "one CPU gets."
         )
     else:
         out.append("\nnginx is not installed: no run with several processes.")
