@@ -154,6 +154,18 @@ def test_heads_five_tokens_max_is_ln5_and_causal_max_lower() -> None:
     assert no_mask["y0"] == pytest.approx(math.log(5), abs=1e-12)
 
 
+def test_heads_one_token_has_one_reference_line() -> None:
+    """One token: its only row sees one key, entropy 0, and both maxima are ln 1 = 0. One line
+    and one label, not two labels written over each other."""
+    at = opened("heads", {"text": "cat"})
+    bars = figure(at, "entropy_bars")
+    assert [shape["y0"] for shape in bars["layout"]["shapes"]] == [0.0]
+    (note,) = bars["layout"]["annotations"]
+    assert note["y"] == 0.0 and "ln 1" in note["text"]
+    np.testing.assert_array_equal(entropy_bars(bars), [0.0] * 4)
+    assert not at.exception
+
+
 def test_heads_many_heads_stay_readable() -> None:
     at = opened("heads", LINKS["wide"])
     grid = figure(at, "patterns")
