@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import threading
 
 from websockets.asyncio.server import serve
 
@@ -28,7 +29,10 @@ def test_each_client_brings_a_route_cookie_of_its_own() -> None:
                 await session.connect(timeout=5)
                 await session.close()
 
-    asyncio.run(main())
+    # a thread of its own: after the browser tests, playwright's loop runs in this one
+    runner = threading.Thread(target=asyncio.run, args=(main(),))
+    runner.start()
+    runner.join(timeout=30)
     routes = [re.fullmatch(r"attention_lab_route=([0-9a-f]{32})", c or "") for c, _ in seen]
     assert all(routes) and len({r.group(1) for r in routes}) == 3, seen
     assert {protocol for _, protocol in seen} == {"streamlit"}
