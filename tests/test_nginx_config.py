@@ -14,9 +14,10 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -28,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 NGINX = nginx_path() or "nginx"
+T = TypeVar("T")
 
 
 @pytest.fixture
@@ -94,6 +96,19 @@ def test_static_files_get_a_gzip_copy_of_every_text_file(tmp_path: Path) -> None
     assert packed < plain / 2  # minified JavaScript compresses about 3x
 
 
+def _once_nginx_answers(ask: Callable[[], T], nginx: subprocess.Popen, seconds: float = 10) -> T:
+    """What ``ask()`` returns once nginx, just started, takes connections: asked again while it
+    refuses them, for up to ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            return ask()
+        except OSError:
+            if time.monotonic() > deadline or nginx.poll() is not None:
+                raise
+            time.sleep(0.1)
+
+
 def _get(url: str, gzip_ok: bool = True) -> tuple[dict[str, str], bytes]:
     request = urllib.request.Request(url, headers={"Accept-Encoding": "gzip"} if gzip_ok else {})
     with urllib.request.urlopen(request, timeout=5) as response:
@@ -123,15 +138,7 @@ def _serve_static(tmp_path: Path) -> None:
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                headers, body = _get(url, gzip_ok=True)
-                break
-            except OSError:
-                if time.monotonic() > deadline or nginx.poll() is not None:
-                    raise
-                time.sleep(0.1)
+        headers, body = _once_nginx_answers(lambda: _get(url, gzip_ok=True), nginx)
         assert headers["content-type"] == "application/javascript"  # else no browser runs it
         assert headers["content-encoding"] == "gzip" and headers["vary"] == "Accept-Encoding"
         assert gzip.decompress(body) == script.read_bytes()
@@ -245,15 +252,7 @@ def _nginx_in_front_of(names: list[str], tmp_path: Path) -> Iterator[str]:
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                _ask(base + "/")
-                break
-            except OSError:
-                if time.monotonic() > deadline or nginx.poll() is not None:
-                    raise
-                time.sleep(0.1)
+        _once_nginx_answers(lambda: _ask(base + "/"), nginx)
         yield base
     finally:
         nginx.terminate()
