@@ -63,8 +63,9 @@ heatmap_grid(
 st.subheader(t("entropy"), anchor=False)
 st.write(t("entropy_intro", t=n_tokens, max=full_max))
 lines = [(full_max, t("line_max", t=n_tokens, value=full_max))]
-if s.causal and n_tokens > 1:  # one token: both maxima are 0, and two labels would overlap
-    lines.append((reachable, t("line_causal", value=reachable)))
+if s.causal:
+    if n_tokens > 1:  # one token: both maxima are 0, and two labels would overlap
+        lines.append((reachable, t("line_causal", value=reachable)))
     st.info(t("causal_max", t=n_tokens, max=full_max, causal_max=reachable))
 else:
     st.info(t("full_max", t=n_tokens, max=full_max))

@@ -163,6 +163,9 @@ def test_heads_one_token_has_one_reference_line() -> None:
     (note,) = bars["layout"]["annotations"]
     assert note["y"] == 0.0 and "ln 1" in note["text"]
     np.testing.assert_array_equal(entropy_bars(bars), [0.0] * 4)
+    # the text still speaks of the causal mask, which is on
+    (info,) = at.info
+    assert info.value == HEADS_TEXT["en"]["causal_max"].format(t=1, max=0.0, causal_max=0.0)
     assert not at.exception
 
 
