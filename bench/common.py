@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -222,11 +222,26 @@ def _wait_healthy(
 ) -> None:
     """Poll /_stcore/health on ``port`` until it answers; fail if ``proc`` dies or time runs out."""
     url = f"http://{HOST}:{port}"
-    while not _healthy(url):
+    _wait_until(lambda: _healthy(url), proc, t0, timeout, f"{name} not healthy", log)
+
+
+def _listening(port: int) -> bool:
+    try:
+        socket.create_connection((HOST, port), timeout=1).close()
+        return True
+    except OSError:
+        return False
+
+
+def _wait_until(
+    ready: Callable[[], bool], proc: subprocess.Popen, t0: float, timeout: float, what: str, log
+) -> None:
+    """Poll ``ready()`` until it is true; fail if ``proc`` dies or ``timeout`` s pass after t0."""
+    while not ready():
         if proc.poll() is not None:
-            raise RuntimeError(f"{name} exited with {proc.returncode}; see {log}")
+            raise RuntimeError(f"{what}: exited with {proc.returncode}; see {log}")
         if time.perf_counter() - t0 > timeout:
-            raise RuntimeError(f"{name} not healthy after {timeout} s; see {log}")
+            raise RuntimeError(f"{what} after {timeout} s; see {log}")
         time.sleep(0.05)
 
 
@@ -282,30 +297,44 @@ def nginx_path() -> str | None:
 
 
 @contextmanager
+def running_nginx(
+    port: int, backends: Sequence[int], prefix: Path, timeout: float = 10.0
+) -> Iterator[subprocess.Popen]:
+    """nginx with deploy/nginx.conf.template, its working folder ``prefix``, listening on
+    ``port`` in front of ``backends``: yielded once it takes connections, always stopped."""
+    conf = prefix / "nginx.conf"
+    conf.write_text(nginx_config(port, backends, prefix))
+    proc = subprocess.Popen(
+        # -e: nginx's start-up log in the working folder too (its default path is root's)
+        [nginx_path() or "nginx", "-p", str(prefix), "-e", str(prefix / "error.log")]
+        + ["-c", str(conf)],  # nginx not installed: Popen says so
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        t0 = time.perf_counter()
+        _wait_until(lambda: _listening(port), proc, t0, timeout, "nginx not listening", prefix)
+        yield proc
+    finally:
+        _stop(proc)
+
+
+@contextmanager
 def streamlit_cluster(processes: int, timeout: float = 60.0) -> Iterator[Cluster]:
     """``processes`` servers behind nginx with sticky sessions; always stop them all."""
     import tempfile
     from contextlib import ExitStack
 
-    nginx = nginx_path() or "nginx"  # not installed: Popen says so
     with ExitStack() as stack, tempfile.TemporaryDirectory(prefix="attention-lab-nginx.") as tmp:
         servers = [stack.enter_context(streamlit_server()) for _ in range(processes)]
         port = free_port(exclude=[s.port for s in servers])
         prefix = Path(tmp)
-        conf = prefix / "nginx.conf"
-        conf.write_text(nginx_config(port, [s.port for s in servers], prefix))
         prepare_static(prefix / "static")  # as scripts/serve.sh does, readable by nginx's workers
         prefix.chmod(0o711)
-        proc = subprocess.Popen(
-            [nginx, "-p", str(prefix), "-c", str(conf)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            _wait_healthy(port, proc, time.perf_counter(), timeout, "nginx", prefix)
+        t0 = time.perf_counter()
+        with running_nginx(port, [s.port for s in servers], prefix, timeout) as proc:
+            _wait_healthy(port, proc, t0, timeout, "nginx", prefix)
             yield Cluster(port, servers, proc)
-        finally:
-            _stop(proc)
 
 
 def page_files() -> list[Path]:

@@ -14,14 +14,13 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
 
 import pytest
 
-from bench.common import free_port, nginx_config, nginx_path
+from bench.common import free_port, nginx_config, nginx_path, running_nginx
 from deploy.static_assets import TEXT_SUFFIXES, source
 from deploy.static_assets import prepare as prepare_static
 
@@ -29,7 +28,6 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 NGINX = nginx_path() or "nginx"
-T = TypeVar("T")
 
 
 @pytest.fixture
@@ -96,19 +94,6 @@ def test_static_files_get_a_gzip_copy_of_every_text_file(tmp_path: Path) -> None
     assert packed < plain / 2  # minified JavaScript compresses about 3x
 
 
-def _once_nginx_answers(ask: Callable[[], T], nginx: subprocess.Popen, seconds: float = 10) -> T:
-    """What ``ask()`` returns once nginx, just started, takes connections: asked again while it
-    refuses them, for up to ``seconds``."""
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            return ask()
-        except OSError:
-            if time.monotonic() > deadline or nginx.poll() is not None:
-                raise
-            time.sleep(0.1)
-
-
 def _get(url: str, gzip_ok: bool = True) -> tuple[dict[str, str], bytes]:
     request = urllib.request.Request(url, headers={"Accept-Encoding": "gzip"} if gzip_ok else {})
     with urllib.request.urlopen(request, timeout=5) as response:
@@ -127,18 +112,11 @@ def test_nginx_sends_streamlits_files_itself_compressed() -> None:
 
 def _serve_static(tmp_path: Path) -> None:
     port = free_port()
-    conf = tmp_path / "nginx.conf"
-    conf.write_text(nginx_config(port, [free_port(exclude=[port])], tmp_path))
     prepare_static(tmp_path / "static")
     script = max((source() / "js").glob("*.js"), key=lambda p: p.stat().st_size)
     url = f"http://127.0.0.1:{port}/static/js/{script.name}"
-    nginx = subprocess.Popen(
-        [NGINX, "-p", str(tmp_path), "-c", str(conf)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        headers, body = _once_nginx_answers(lambda: _get(url, gzip_ok=True), nginx)
+    with running_nginx(port, [free_port(exclude=[port])], tmp_path):
+        headers, body = _get(url, gzip_ok=True)
         assert headers["content-type"] == "application/javascript"  # else no browser runs it
         assert headers["content-encoding"] == "gzip" and headers["vary"] == "Accept-Encoding"
         assert gzip.decompress(body) == script.read_bytes()
@@ -152,9 +130,6 @@ def _serve_static(tmp_path: Path) -> None:
                 headers["content-type"]
                 == {".css": "text/css", ".woff2": "font/woff2"}[sample.suffix]
             )
-    finally:
-        nginx.terminate()
-        nginx.wait(timeout=10)
 
 
 @pytest.mark.usefixtures("nginx")
@@ -242,21 +217,12 @@ def _nginx_in_front_of(names: list[str], tmp_path: Path) -> Iterator[str]:
         server.name = name
         threading.Thread(target=server.serve_forever, daemon=True).start()
         servers.append(server)
-    port = free_port(exclude=[s.server_address[1] for s in servers])
-    conf = tmp_path / "nginx.conf"
-    conf.write_text(nginx_config(port, [s.server_address[1] for s in servers], tmp_path))
-    nginx = subprocess.Popen(
-        [NGINX, "-p", str(tmp_path), "-e", str(tmp_path / "error.log"), "-c", str(conf)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
+    ports = [s.server_address[1] for s in servers]
+    port = free_port(exclude=ports)
     try:
-        _once_nginx_answers(lambda: _ask(base + "/"), nginx)
-        yield base
+        with running_nginx(port, ports, tmp_path):
+            yield f"http://127.0.0.1:{port}"
     finally:
-        nginx.terminate()
-        nginx.wait(timeout=10)
         for server in servers:
             server.shutdown()
             server.server_close()
