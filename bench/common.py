@@ -189,8 +189,11 @@ def _healthy(url: str) -> bool:
 
 
 @contextmanager
-def streamlit_server(extra: Sequence[str] = (), timeout: float = 60.0) -> Iterator[Server]:
-    """Start ``streamlit run app.py`` from the project root on a free port; always stop it."""
+def streamlit_server(
+    extra: Sequence[str] = (), timeout: float = 60.0, root: Path = ROOT
+) -> Iterator[Server]:
+    """Start ``streamlit run app.py`` from the project root (or another checkout of it, ``root``)
+    on a free port; always stop it."""
     port = free_port()
     log = Path(os.environ.get("TMPDIR", "/tmp")) / f"attention-lab-bench-{port}.log"
     cmd = [
@@ -209,7 +212,7 @@ def streamlit_server(extra: Sequence[str] = (), timeout: float = 60.0) -> Iterat
     ]
     t0 = time.perf_counter()
     with open(log, "w") as out:
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(cmd, cwd=root, stdout=out, stderr=subprocess.STDOUT)
     try:
         _wait_healthy(port, proc, t0, timeout, "streamlit", log)
         yield Server(port, proc, time.perf_counter() - t0, log, list(extra))

@@ -12,6 +12,7 @@ from ui.views import (
     feature_labels,
     folded,
     heatmap,
+    heatmap_grid,
     lazy_tabs,
     matrix_table,
     show_code,
@@ -79,20 +80,18 @@ for tab, (name, w) in zip(lazy_tabs(list(weights), "qkv_weights"), weights.items
 st.subheader(t("qkv_head"), anchor=False)
 st.caption(t("qkv_caption"))
 projected = {"Q": head.q, "K": head.k, "V": head.v}
-for column, (name, m) in zip(st.columns(3), projected.items(), strict=True):
-    with column:
-        prefix = name.lower()
-        show_figure(
-            heatmap(
-                m,
-                labels,
-                feature_labels(cfg.d_head, prefix),
-                title=t(f"{prefix}_map"),
-                signed=True,
-                y_title=t("token"),
-            ),
-            key=f"{prefix}_map",
-        )
+heatmap_grid(  # one figure: the browser draws each figure from scratch on every change
+    list(projected.values()),
+    labels,
+    [feature_labels(cfg.d_head, name.lower()) for name in projected],
+    [t(f"{name.lower()}_map") for name in projected],
+    key="qkv_map",
+    signed=True,
+    per_row=3,
+    x_title=t("feature"),
+    y_title=t("token"),
+    scale_title=t("scale"),
+)
 tabs = lazy_tabs(list(projected), "qkv_projections")
 for tab, (name, m) in zip(tabs, projected.items(), strict=True):
     if tab is not None:

@@ -13,7 +13,7 @@ from ui.views import (
     folded,
     head_feature_labels,
     heatmap,
-    heatmap_grid,
+    label_blocks,
     mark_blocks,
     matrix_table,
     show_code,
@@ -48,21 +48,8 @@ st.info(t("why"))
 if n_heads == 1:
     st.caption(t("one_head"))
 
-st.subheader(t("z_title"), anchor=False)
-st.write(t("z_intro"))
-heatmap_grid(
-    [head.z for head in trace.heads],
-    labels,
-    [concat_cols[h * d_head : (h + 1) * d_head] for h in range(n_heads)],
-    [t("z_head", h=h, t=n_tokens, d_head=d_head) for h in range(n_heads)],
-    key="z",
-    signed=True,
-    x_title=t("feature"),
-    y_title=t("token"),
-    scale_title=t("scale"),
-)
-
 st.subheader(t("concat_title"), anchor=False)
+st.write(t("concat_intro"))
 concat_fig = heatmap(
     trace.concat,
     labels,
@@ -72,7 +59,11 @@ concat_fig = heatmap(
     x_title=t("concat_feature"),
     y_title=t("token"),
 )
-show_figure(mark_blocks(concat_fig, d_head, n_heads), key="concat")
+mark_blocks(concat_fig, d_head, n_heads)
+show_figure(
+    label_blocks(concat_fig, d_head, [f"z{str(h).translate(SUBSCRIPTS)}" for h in range(n_heads)]),
+    key="concat",
+)
 st.caption(t("concat_caption"))
 
 st.subheader(t("wo_title"), anchor=False)

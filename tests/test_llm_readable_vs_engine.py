@@ -392,6 +392,20 @@ def test_row_functions_agree_on_any_rows(rows: list[list[float]], eps: float) ->
     np.testing.assert_allclose(llm.row_entropy(probs), nn.row_entropy(probs.tolist()), **TOL)
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.floats(-1e6, 1e6, allow_nan=False), max_size=70),
+    st.lists(st.floats(-1e6, 1e6, allow_nan=False), max_size=70),
+)
+def test_dot_is_the_chapters_dot_to_the_last_bit(a: list[float], b: list[float]) -> None:
+    """dot is chapter 8's sum(x * y for x, y in zip(a, b)), summing a list instead of a generator:
+    the same products added in the same order, so the same float exactly (not only to 1e-12), and
+    like zip it stops at the shorter vector."""
+    chapter = sum(x * y for x, y in zip(a, b))
+    assert attention.dot(a, b) == chapter
+    assert math.copysign(1.0, attention.dot(a, b)) == math.copysign(1.0, chapter)
+
+
 def test_readable_helpers_match_numpy() -> None:
     """dot, matmul, transpose, attention_scores, mix_values: the chapter 8 building blocks."""
     assert attention.dot([1.0, 2.0], [3.0, 4.0]) == 11.0

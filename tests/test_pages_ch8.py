@@ -101,7 +101,17 @@ def test_qkv_tables_are_the_heads_projections(link: str) -> None:
     close_to_shown(v, want.x @ want.params.W_V[h])
     assert list(q.index) == want.labels
     assert q.shape == (len(want.tokens), want.cfg.d_head)
-    np.testing.assert_allclose(z_of(figure(at, "q_map")).reshape(q.shape), want.head.q, atol=1e-12)
+    # Q, K and V drawn as one figure: a plot each, on one colour scale (the largest |value|)
+    grid = figure(at, "qkv_map")
+    assert len(grid["data"]) == 3
+    d_head = want.cfg.d_head
+    for trace, (name, m) in enumerate((("q", want.head.q), ("k", want.head.k), ("v", want.head.v))):
+        np.testing.assert_allclose(z_of(grid, trace).reshape(q.shape), m, atol=1e-12)
+        assert grid["data"][trace]["x"] == [f"{name}{i}" for i in range(d_head)]
+        assert grid["data"][trace]["y"] == want.labels
+    bound = max(float(np.abs(m).max()) for m in (want.head.q, want.head.k, want.head.v))
+    assert grid["layout"]["coloraxis"]["cmax"] == pytest.approx(bound)
+    assert grid["layout"]["coloraxis"]["cmin"] == pytest.approx(-bound)
 
 
 def test_qkv_handmade_features_are_named_in_the_chosen_language() -> None:

@@ -193,28 +193,35 @@ def test_heads_settings_change_the_numbers() -> None:
 
 # --- page 6: concat + W_O ------------------------------------------------------------------
 
+SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
 
 @pytest.mark.parametrize("link", ["chapter8", "chapter9", "wide", "repeats", "d_model6"])
 def test_concat_shows_heads_concat_w_o_and_attn_out(link: str) -> None:
     at, want = opened("concat", LINKS[link]), Expected(LINKS[link])
     n_heads, d_head = want.cfg.n_heads, want.cfg.d_head
     cols = [f"h{h}·{i}" for h in range(n_heads) for i in range(d_head)]
-    bound = max(float(np.abs(head.z).max()) for head in want.trace.heads)
-    grid = figure(at, "z")
-    assert len(grid["data"]) == n_heads
-    for h, head in enumerate(want.trace.heads):
-        np.testing.assert_allclose(z_of(grid, h), head.z, rtol=0, atol=1e-12)
-        assert grid["data"][h]["x"] == cols[h * d_head : (h + 1) * d_head]
-    # one colour scale for every head: the largest |z| of all heads
-    assert grid["layout"]["coloraxis"]["cmax"] == pytest.approx(bound)
-    assert grid["layout"]["coloraxis"]["cmin"] == pytest.approx(-bound)
-
     concat = figure(at, "concat")
     np.testing.assert_allclose(z_of(concat), want.trace.concat, rtol=0, atol=1e-12)
     assert concat["data"][0]["x"] == cols
+    # block h of the concat is head h's z, exactly: the heads glued side by side, in order
+    for h, head in enumerate(want.trace.heads):
+        np.testing.assert_allclose(
+            z_of(concat)[:, h * d_head : (h + 1) * d_head], head.z, rtol=0, atol=0
+        )
     # a separator between every two head blocks, none at the edges
     edges = sorted(s["x0"] for s in concat["layout"].get("shapes", []))
     assert edges == [k * d_head - 0.5 for k in range(1, n_heads)]
+    # each block named above its middle column: z₀ over h0·0 … h0·(d_head-1), and so on; past
+    # 8 heads every second (third, …) block, so that 8 names at most share the width
+    names = {a["text"]: a["x"] for a in concat["layout"].get("annotations", [])}
+    step = -(-n_heads // 8)
+    assert names == {
+        "z" + str(h).translate(SUBSCRIPTS): h * d_head + (d_head - 1) / 2
+        for h in range(0, n_heads, step)
+        if n_heads > 1
+    }
+    assert len(names) <= 8 and (step == 1 or link == "wide")
 
     w_o = figure(at, "w_o")
     np.testing.assert_allclose(z_of(w_o), want.params.W_O, rtol=0, atol=1e-12)

@@ -72,7 +72,7 @@ def compare_lab(
 ) -> tuple[dict, dict, dict[str, float]]:
     """Page 8's two runs of one setting and their largest differences, once per setting.
 
-    The readable run is plain Python: about 45 ms at d_model 64 with 16 heads and 32 tokens,
+    The readable run is plain Python: about 38 ms at d_model 64 with 16 heads and 32 tokens,
     so a rerun that keeps the setting (another head, the language) reuses it. The engine's side
     is the lab's own trace, the one every other page shows, not a second run.
     Returns (readable_run, engine_run, max_differences) of ``llm.compare``.

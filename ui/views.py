@@ -532,6 +532,43 @@ def mark_blocks(fig: Spec, size: int, count: int, axis: str = "x") -> Spec:
     return fig
 
 
+def label_blocks(fig: Spec, size: int, names: Sequence[str]) -> Spec:
+    """A name above each block of ``size`` x categories (e.g. z₀ over head 0's columns of a
+    concat), in a band added at the top of the chart. Many blocks on a narrow chart: every
+    second (or k-th) block is named, so that the names never run into each other.
+    Shapes: an x axis of size * len(names) categories -> len(names) blocks.
+    """
+    if len(names) < 2:
+        return fig
+    step = -(-len(names) // (4 if on_a_phone() else 8))
+    layout = fig["layout"]
+    layout["annotations"] = [
+        *layout.get("annotations", ()),
+        *(
+            {
+                "text": name,
+                "x": k * size + (size - 1) / 2,  # the middle of the block's categories
+                "xref": "x",
+                "y": 1.0,
+                "yref": "y domain",
+                "yanchor": "bottom",
+                "yshift": 3,
+                "showarrow": False,
+                "font": {"size": 14},
+            }
+            for k, name in enumerate(names)
+            if k % step == 0
+        ),
+    ]
+    band = 20  # px: the names' line, between the title and the plot
+    layout["margin"] = {
+        **layout.get("margin", {}),
+        "t": layout.get("margin", {}).get("t", 10) + band,
+    }
+    layout["height"] = layout.get("height", 240) + band
+    return fig
+
+
 def heatmap_grid(
     mats: Sequence[np.ndarray],
     rows: Sequence[str],
@@ -606,7 +643,8 @@ def grid_figure(
     tickangle = 0 if widest_px + 6 <= row_px / per_row / most_cols else -60
     x_labels = 22 + abs(math.sin(math.radians(tickangle))) * widest_px
     title_px = 26  # a plot's title line above it
-    plot_h = min(max((20 if tiny else 34) * len(rows), 90), 260)
+    # one row of plots may be as tall as a single heatmap; several rows share the height
+    plot_h = min(max((20 if tiny else 34) * len(rows), 90), 260 if n_rows > 1 else 640)
     row_gap = x_labels + title_px + 16  # px from the bottom of one row of plots to the next
     margin = axis_margins(rows, all_cols, tickangle, colour_bar=True)
     margin.update(

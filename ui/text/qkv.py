@@ -21,6 +21,7 @@ TEXT = {
         "v_map": "V = X·W_V: what I will bring",
         "token": "token",
         "feature": "feature",
+        "scale": "value (one scale for Q, K and V)",
         "code": "The code that computed these numbers",
     },
     "fr": {
@@ -43,6 +44,7 @@ TEXT = {
         "v_map": "V = X·W_V : ce que j’apporterai",
         "token": "token",
         "feature": "feature",
+        "scale": "valeur (une seule échelle pour Q, K et V)",
         "code": "Le code qui a calculé ces nombres",
     },
 }
