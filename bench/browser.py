@@ -139,20 +139,22 @@ def expected_checksums(path: Path, query: dict[str, object], change: dict | None
 
 def heaviest_page() -> tuple[Path, dict[str, int]]:
     """The page that draws the most heatmaps at chapter 9's preset (AppTest counts them: every
-    heatmap trace, so each plot of a grid counts), the one with more charts between equals (each
-    chart is drawn anew on a change), and each page's heatmaps and charts."""
+    heatmap trace, so each plot of a grid counts), between equals the one with more charts (each
+    chart is drawn anew on a change), then more traces; and each page's heatmaps and charts."""
     from streamlit.testing.v1 import AppTest
 
     counts: dict[str, dict[str, int]] = {}
-    best, most = page_files()[0], (-1, -1)
+    best, most = page_files()[0], (-1, -1, -1)
     for path in page_files():
         at = AppTest.from_file(str(path), default_timeout=60)
         at.run()
         specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
         heatmaps = sum(t.get("type") == "heatmap" for spec in specs for t in spec["data"])
         counts[page_slug(path) or "home"] = {"heatmaps": heatmaps, "charts": len(specs)}
-        if (heatmaps, len(specs)) > most:  # the most heatmaps; between equals, the most charts
-            best, most = path, (heatmaps, len(specs))
+        traces = sum(len(spec["data"]) for spec in specs)
+        # the most heatmaps; between equals, the most charts, then the most traces (bars too)
+        if (heatmaps, len(specs), traces) > most:
+            best, most = path, (heatmaps, len(specs), traces)
     return best, counts
 
 

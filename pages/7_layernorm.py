@@ -16,8 +16,10 @@ from ui.views import (
     frame_of,
     heatmap_grid,
     matrix_table,
+    on_a_phone,
     show_code,
     show_figure,
+    side_by_side,
 )
 
 EPS_OPTIONS = [1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0]
@@ -90,22 +92,18 @@ heatmap_grid(
 st.subheader(t("stats"), anchor=False)
 st.write(t("stats_intro"))
 before, after = t("before"), t("after")
-left, right = st.columns(2)
-with left:
-    show_figure(
-        bar_chart({before: mean_before, after: mean_after}, labels, title=t("means_chart")),
-        key="means",
-    )
-with right:
-    show_figure(
-        bar_chart(
-            {before: std_before, after: std_after},
-            labels,
-            title=t("stds_chart"),
-            lines=[(1.0, t("one"))],
-        ),
-        key="stds",
-    )
+means_chart = bar_chart({before: mean_before, after: mean_after}, labels, title=t("means_chart"))
+stds_chart = bar_chart(
+    {before: std_before, after: std_after},
+    labels,
+    title=t("stds_chart"),
+    lines=[(1.0, t("one"))],
+)
+if on_a_phone():  # one chart under the other: side by side they would be too narrow to read
+    show_figure(means_chart, key="means")
+    show_figure(stds_chart, key="stds")
+else:  # one figure: the browser draws each figure from scratch on every change
+    show_figure(side_by_side(means_chart, stds_chart), key="row_stats_chart")
 stats_cols = [t("mean_before"), t("std_before"), t("mean_after"), t("std_after")]
 # six decimals, so a std of 0.99999 does not read as 1; the mean after in scientific notation,
 # so its -2.8e-17 shows what "0 up to floating-point precision" means

@@ -280,11 +280,24 @@ def test_layernorm_matrices_and_row_stats(link: str) -> None:
     close_to_shown(ln_tab.to_numpy(), ln_out)
     close_to_shown(resid_tab.to_numpy(), resid)
 
-    means = figure(at, "means")["data"]
+    # the means, then the stds, side by side in one figure: before and after each
+    chart = figure(at, "row_stats_chart")
+    means, stds = chart["data"][:2], chart["data"][2:]
+    np.testing.assert_allclose(array_of(means[0]["y"]), stats[:, 0], atol=1e-12)
     np.testing.assert_allclose(array_of(means[1]["y"]), 0.0, atol=1e-12)
-    stds = figure(at, "stds")
-    np.testing.assert_allclose(array_of(stds["data"][1]["y"]), stats[:, 3], atol=1e-12)
-    assert [s["y0"] for s in stds["layout"]["shapes"]] == [1.0]
+    np.testing.assert_allclose(array_of(stds[0]["y"]), stats[:, 1], atol=1e-12)
+    np.testing.assert_allclose(array_of(stds[1]["y"]), stats[:, 3], atol=1e-12)
+    assert all(t.get("xaxis", "x") == "x" for t in means)
+    assert all(t["xaxis"] == "x2" and t["yaxis"] == "y2" for t in stds)
+    # one legend: the stds' bars share the means' colours and entries
+    assert [t.get("showlegend", True) for t in chart["data"]] == [True, True, False, False]
+    assert [t["marker"] for t in means] == [t["marker"] for t in stds]
+    # the std = 1 line is drawn on the stds' plot, not across the means'
+    assert [(s["y0"], s["yref"], s["xref"]) for s in chart["layout"]["shapes"]] == [
+        (1.0, "y2", "x2 domain")
+    ]
+    left, right = chart["layout"]["xaxis"]["domain"], chart["layout"]["xaxis2"]["domain"]
+    assert left[0] == 0.0 and left[1] < right[0] and right[1] == 1.0
 
 
 def test_layernorm_large_eps_lowers_the_std() -> None:

@@ -169,13 +169,16 @@ _LAYOUT = {
 _TITLE = {"font": {**FONT, "size": 14}, "x": 0, "xanchor": "left", "pad": {"l": 4}}
 # Each theme's colours, as Streamlit's theme gives them: light-dark() follows the colour scheme
 # that Streamlit sets on the app (chromium 123, firefox 120, safari 17.5; older browsers keep the
-# MUTED grey above). Cell numbers are not touched: plotly picks them to read on their cell.
+# MUTED grey above). Cell numbers are not touched: plotly picks them to read on their cell. A
+# bold annotation is a plot's title in a figure of several (``side_by_side``): a title's colour.
 CHART_CSS = """<style>
 .stPlotlyChart .infolayer text, .stPlotlyChart .xaxislayer-above text,
 .stPlotlyChart .yaxislayer-above text, .stPlotlyChart text.bartext-outside {
   fill: light-dark(#808495, #e6eaf1) !important;
 }
-.stPlotlyChart .g-gtitle text { fill: light-dark(#2f2d2b, #edebe8) !important; }
+.stPlotlyChart .g-gtitle text, .stPlotlyChart .annotation-text tspan[style*="bold"] {
+  fill: light-dark(#2f2d2b, #edebe8) !important;
+}
 .stPlotlyChart .infolayer .legendtext { fill: light-dark(#262730, #fafafa) !important; }
 .stPlotlyChart .hoverlayer .hovertext path {
   fill: light-dark(#ffffff, #171614) !important;
@@ -752,6 +755,76 @@ def grid_figure(
         margin=margin,
         plot_bgcolor=MASKED_COLOUR,
     )
+    return fast_figure(data, layout)
+
+
+def side_by_side(left: Spec, right: Spec, gap: float = 0.14) -> Spec:
+    """Two figures of ``bar_chart`` as ONE figure: ``left``'s plot, then ``right``'s, each with
+    its title above it and its own y axis; one legend (the left's: same series, same colours;
+    a click hides a series in both). ``gap``: the share of the width between the two plots, for
+    the right plot's y numbers and title.
+
+    One figure rather than two: the browser draws every figure from scratch on each change.
+    """
+    width = (1.0 - gap) / 2
+    lay_l, lay_r = left["layout"], right["layout"]
+    data = [{**trace, "legendgroup": trace.get("name")} for trace in left["data"]]
+    data += [
+        {
+            **trace,
+            "legendgroup": trace.get("name"),
+            "xaxis": "x2",
+            "yaxis": "y2",
+            "showlegend": False,
+        }
+        for trace in right["data"]
+    ]
+    refs = {"x domain": "x2 domain", "x": "x2", "y": "y2", "y domain": "y2 domain"}
+
+    def moved(items: list[dict]) -> list[dict]:  # the right figure's shapes and notes, on x2/y2
+        return [
+            {**item, **{k: refs.get(item[k], item[k]) for k in ("xref", "yref") if k in item}}
+            for item in items
+        ]
+
+    titles = [
+        {
+            "text": f"<b>{lay['title']['text']}</b>",
+            "x": x,
+            "xref": "paper",
+            "xanchor": "left",
+            "y": 1.0,
+            "yref": "paper",
+            "yanchor": "bottom",
+            "yshift": 10,
+            "showarrow": False,
+            "font": {"size": 14},
+        }
+        for lay, x in ((lay_l, 0.0), (lay_r, 1.0 - width))
+        if lay.get("title", {}).get("text")
+    ]
+    margin_l, margin_r = lay_l["margin"], lay_r["margin"]
+    layout = {
+        **lay_l,
+        "title": {},
+        "xaxis": {**lay_l["xaxis"], "domain": [0.0, width]},
+        "yaxis": {**lay_l["yaxis"], "anchor": "x"},
+        "xaxis2": {**lay_r["xaxis"], "domain": [1.0 - width, 1.0], "anchor": "y2"},
+        "yaxis2": {**lay_r["yaxis"], "anchor": "x2"},
+        "height": max(lay_l["height"], lay_r["height"]),
+        "margin": {
+            "l": margin_l["l"],
+            "r": margin_r["r"],
+            "t": max(margin_l["t"], margin_r["t"]),
+            "b": max(margin_l["b"], margin_r["b"]),
+        },
+        "shapes": [*lay_l.get("shapes", []), *moved(lay_r.get("shapes", []))],
+        "annotations": [
+            *titles,
+            *lay_l.get("annotations", []),
+            *moved(lay_r.get("annotations", [])),
+        ],
+    }
     return fast_figure(data, layout)
 
 

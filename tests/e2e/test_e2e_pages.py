@@ -121,6 +121,39 @@ def test_grid_of_heads_stacks_on_a_phone(
         session.page.context.close()
 
 
+PLOT_WIDTHS_JS = """(key) => [...document.querySelectorAll(`.st-key-${key} .js-plotly-plot`)]
+    .map(gd => Object.keys(gd._fullLayout).filter(k => /^xaxis[0-9]*$/.test(k))
+        .map(k => gd._fullLayout[k]._length))"""
+
+
+@pytest.mark.parametrize("agent", [PHONE_AGENT, None], ids=["phone", "desktop"])
+def test_row_statistics_side_by_side_on_a_computer_one_under_the_other_on_a_phone(
+    browser: Browser, server: Server, agent: str | None
+) -> None:
+    """Page 7's means and stds: one figure with two plots side by side on a computer (one chart
+    to draw a change), two charts one under the other on a phone, each as wide as the screen."""
+    session = new_session(
+        browser, server.url, viewport=PHONE if agent else (1280, 900), user_agent=agent
+    )
+    try:
+        session.open("/layernorm")
+        page = session.page
+        if agent:
+            assert page.locator(".st-key-row_stats_chart").count() == 0
+            for key in ("means", "stds"):
+                (widths,) = page.evaluate(PLOT_WIDTHS_JS, key)
+                assert len(widths) == 1 and widths[0] >= 0.5 * PHONE[0], widths
+        else:
+            assert page.locator(".st-key-means, .st-key-stds").count() == 0
+            (widths,) = page.evaluate(PLOT_WIDTHS_JS, "row_stats_chart")
+            assert len(widths) == 2 and min(widths) >= 250, widths
+        assert page.evaluate(OVERLAPS_JS, ".st-key-row_stats_chart") == []
+        assert session.console.errors == []
+    finally:
+        screenshot(session.page, f"row_stats_{'phone' if agent else 'desktop'}")
+        session.page.context.close()
+
+
 def test_a_finger_on_a_chart_scrolls_the_page_on_a_phone(browser: Browser, server: Server) -> None:
     """On a phone the charts are as wide as the screen: a finger that starts on one must scroll
     the lesson (plotly's default drag would zoom the chart and hold the page still), and a tap
@@ -262,7 +295,7 @@ CHART_COLOURS_JS = """() => {
     labels: fills([' .xaxislayer-above text', ' .yaxislayer-above text', ' .cbaxis text',
                    ' g[class^="g-"][class$="title"]:not(.g-gtitle) text', ' .annotation-text']
                   .map(s => chart + s).join(',')),
-    titles: fills(chart + '.g-gtitle text'),
+    titles: fills(chart + '.g-gtitle text,' + chart + '.annotation-text tspan[style*="bold"]'),
     legend: fills(chart + '.legendtext'),
   };
 }"""
