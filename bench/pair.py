@@ -20,8 +20,8 @@ import argparse
 import statistics
 from pathlib import Path
 
-from bench.browser import ARGS, CHROMIUM, TIMING_JS
-from bench.common import ROOT, streamlit_server
+from bench.browser import ARGS, CHROMIUM, TIMING_JS, _url
+from bench.common import CHAPTER9, ROOT, streamlit_server
 
 # before a change: remember the charts on the page
 MARK_JS = """() => {
@@ -40,7 +40,8 @@ SETTLED_JS = """() => {
   window.__bench.settled = performance.now();
   return true;
 }"""
-CHAPTER9 = "text=the%20cat%20sat%20on%20mat&d_model=8&n_heads=4"
+# chapter 9's preset, as the browser section opens it
+QUERY = {k: CHAPTER9[k] for k in ("text", "d_model", "n_heads")} | {"seed": 0}
 
 
 def run(other: Path, page: str, changes: int) -> dict[str, list[float]]:
@@ -62,7 +63,7 @@ def run(other: Path, page: str, changes: int) -> dict[str, list[float]]:
                 )
                 context.add_init_script(TIMING_JS)
                 tab = context.new_page()
-                tab.goto(f"{server.url}/{page}?{CHAPTER9}&seed=0")
+                tab.goto(_url(server.url, page, QUERY))
                 tab.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']")
                 tab.wait_for_selector(".js-plotly-plot")
                 tab.wait_for_timeout(1500)
