@@ -30,11 +30,12 @@ concat_cols = head_feature_labels(n_heads, d_head)  # h0·0, h0·1, h1·0, ...
 out_cols = feature_labels(d_model)
 
 
-def head_name(h: int) -> str:
-    return f"head{str(h).translate(SUBSCRIPTS)}"
+def indexed(name: str, h: int) -> str:
+    """head₀, z₃: a name with head h's number as a subscript."""
+    return f"{name}{str(h).translate(SUBSCRIPTS)}"
 
 
-names = [head_name(h) for h in range(n_heads)]
+names = [indexed("head", h) for h in range(n_heads)]
 row = ", ".join(names if n_heads <= 4 else [*names[:2], "…", names[-1]])  # head₀, head₁, …, head₁₅
 big = d_model > 16  # a 64 × 64 W_O at the default row height would be two screens tall
 
@@ -61,7 +62,7 @@ concat_fig = heatmap(
 )
 mark_blocks(concat_fig, d_head, n_heads)
 show_figure(
-    label_blocks(concat_fig, d_head, [f"z{str(h).translate(SUBSCRIPTS)}" for h in range(n_heads)]),
+    label_blocks(concat_fig, d_head, [indexed("z", h) for h in range(n_heads)]),
     key="concat",
 )
 st.caption(t("concat_caption"))
