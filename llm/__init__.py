@@ -3,6 +3,7 @@
 - ``llm.attention`` — chapter 8's readable list-of-lists attention (dot, softmax, matmul, ...).
 - ``llm.nn``        — chapter 9's readable helpers (add, layer_norm, combine_heads, entropy, ...).
 - ``llm.engine``    — the vectorized numpy engine the app runs, with a trace of every step.
+- ``llm.analysis``  — what the pages read off a trace: entropy ceilings, sharpness, asymmetry.
 - ``llm.config``    — ``AttentionConfig`` and its checks.
 - ``llm.data``      — tokens, embeddings and seeded weights.
 - ``llm.compare``   — runs both implementations and reports their largest differences.
@@ -10,14 +11,29 @@
 Imports only the standard library and numpy.
 """
 
+from llm.analysis import (
+    asymmetry,
+    classify_head,
+    column_sums,
+    head_sharpness,
+    max_head_entropy,
+    max_row_entropy,
+    most_asymmetric_pair,
+    row_sums,
+    value_contributions,
+)
 from llm.config import (
     EMBEDDINGS,
     HANDMADE_D_MODEL,
+    LN_EPS,
     MAX_D_MODEL,
     MAX_HEADS,
     MAX_SEED,
+    MAX_TEMPERATURE,
+    MIN_TEMPERATURE,
     AttentionConfig,
     LabError,
+    check_temperature,
     divisors,
 )
 from llm.data import (
@@ -38,25 +54,17 @@ from llm.engine import (
     HeadTrace,
     Trace,
     add,
-    asymmetry,
     attention_head,
     causal_mask,
-    classify_head,
-    column_sums,
     head_entropy,
-    head_sharpness,
     layer_norm,
     max_abs_diff,
-    max_head_entropy,
-    max_row_entropy,
-    most_asymmetric_pair,
     multi_head_attention,
     residual_layer_norm,
     row_entropy,
     row_stats,
-    row_sums,
+    score_divisor,
     softmax,
-    value_contributions,
 )
 
 __all__ = [
@@ -64,11 +72,14 @@ __all__ = [
     "HANDMADE_D_MODEL",
     "HANDMADE_FEATURES",
     "HANDMADE_TABLE",
+    "LN_EPS",
     "MAX_CHARS",
     "MAX_D_MODEL",
     "MAX_HEADS",
     "MAX_SEED",
+    "MAX_TEMPERATURE",
     "MAX_TOKENS",
+    "MIN_TEMPERATURE",
     "QK_GAIN",
     "AttentionConfig",
     "HeadTrace",
@@ -79,6 +90,7 @@ __all__ = [
     "asymmetry",
     "attention_head",
     "causal_mask",
+    "check_temperature",
     "classify_head",
     "column_sums",
     "divisors",
@@ -96,6 +108,7 @@ __all__ = [
     "row_entropy",
     "row_stats",
     "row_sums",
+    "score_divisor",
     "softmax",
     "token_labels",
     "token_vector",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 MAX_D_MODEL = 512  # the engine's limit; the app's slider stops at 64 to keep tables readable
@@ -9,6 +10,9 @@ MAX_HEADS = 64
 MAX_SEED = 2**32 - 1  # numpy's SeedSequence takes any int; 32 bits keeps links short
 EMBEDDINGS = ("seeded", "handmade")
 HANDMADE_D_MODEL = 4  # chapter 8's hand-made table has four features
+LN_EPS = 1e-5  # LayerNorm's eps inside the sqrt, chapter 9's value
+MIN_TEMPERATURE = 0.05  # below this nearly every row is one-hot: nothing left to see
+MAX_TEMPERATURE = 20.0  # above this nearly every row is uniform
 
 
 class LabError(ValueError):
@@ -22,6 +26,27 @@ class LabError(ValueError):
         super().__init__(message)
         self.code = code
         self.params = params
+
+
+def check_temperature(temperature: float) -> float:
+    """The softmax temperature as a float, or a LabError if it is NaN, infinite or out of range.
+
+    Example: check_temperature(1) == 1.0
+    """
+    try:
+        value = float(temperature)
+    except (TypeError, ValueError):
+        value = math.nan
+    if not (math.isfinite(value) and MIN_TEMPERATURE <= value <= MAX_TEMPERATURE):
+        raise LabError(
+            "temperature_range",
+            f"temperature must be a number between {MIN_TEMPERATURE} and {MAX_TEMPERATURE:g}, "
+            f"got {temperature!r}.",
+            value=temperature,
+            low=MIN_TEMPERATURE,
+            high=MAX_TEMPERATURE,
+        )
+    return value
 
 
 def divisors(n: int, limit: int = MAX_HEADS) -> list[int]:

@@ -4,12 +4,15 @@ For each head h (an explicit loop, then a concat, as in picoGPT):
 
     q, k, v   = x @ W_Q[h], x @ W_K[h], x @ W_V[h]       [T, d_model] -> [T, d_head]
     scores    = q @ k.T                                   [T, T], rows = query, cols = key
-    pattern   = softmax(mask(scores / sqrt(d_head)))     masked (j > i) = -inf -> exactly 0.0
+    scaled    = scores / (temperature * sqrt(d_head))     without sqrt(d_head) when scale is off
+    pattern   = softmax(mask(scaled))                     masked (j > i) = -inf -> exactly 0.0
     z         = pattern @ v                               [T, d_head]
 concat = [z_0 | ... | z_{H-1}]  [T, d_model];   attn_out = concat @ W_O   [T, d_model]
 resid = x + attn_out;   ln_out = (resid - mean) / sqrt(var + eps)   per row, population var
 
-Same names as the readable ``llm.attention`` / ``llm.nn`` where they overlap, same numbers to 1e-12.
+The chapters' formula is the default: temperature 1, scaled by sqrt(d_head). Same names as the
+readable ``llm.attention`` / ``llm.nn`` where they overlap, same numbers to 1e-12. The lesson
+analytics that read a trace (sharpness, asymmetry, contributions) are in ``llm.analysis``.
 float64 throughout; nothing here returns NaN or inf for a valid config.
 """
 
@@ -19,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from llm.config import LabError
+from llm.config import LN_EPS, LabError, check_temperature
 from llm.data import Params
 
 
@@ -30,8 +33,8 @@ class HeadTrace:
     q: np.ndarray
     k: np.ndarray
     v: np.ndarray
-    scores: np.ndarray  # raw q @ k.T
-    scaled: np.ndarray  # scores / sqrt(d_head)
+    scores: np.ndarray  # raw q @ k.T (not yet scaled)
+    scaled: np.ndarray  # scores / (temperature * sqrt(d_head)), or / temperature without scale
     masked: np.ndarray  # scaled with -inf where a query may not look (j > i under the mask)
     pattern: np.ndarray  # softmax of each masked row; rows sum to 1
     z: np.ndarray  # pattern @ v
@@ -46,6 +49,8 @@ class Trace:
     attn_out: np.ndarray
     mask: np.ndarray
     causal: bool
+    temperature: float = 1.0  # the softmax temperature every head used
+    scale: bool = True  # whether the scores were divided by sqrt(d_head)
 
 
 def causal_mask(t: int, causal: bool = True) -> np.ndarray:
@@ -68,13 +73,27 @@ def softmax(scores: np.ndarray) -> np.ndarray:
     return exps / exps.sum(axis=-1, keepdims=True)
 
 
+def score_divisor(d_head: int, temperature: float = 1.0, scale: bool = True) -> float:
+    """What the raw scores are divided by: temperature * sqrt(d_head), or temperature alone.
+
+    Example: score_divisor(4) == 2.0; score_divisor(4, temperature=0.5, scale=False) == 0.5
+    """
+    return check_temperature(temperature) * (float(np.sqrt(d_head)) if scale else 1.0)
+
+
 def attention_head(
-    x: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, w_v: np.ndarray, mask: np.ndarray
+    x: np.ndarray,
+    w_q: np.ndarray,
+    w_k: np.ndarray,
+    w_v: np.ndarray,
+    mask: np.ndarray,
+    temperature: float = 1.0,
+    scale: bool = True,
 ) -> HeadTrace:
     """One head with every step kept. Shapes: x [T, d_model], w_* [d_model, d_head]."""
     q, k, v = x @ w_q, x @ w_k, x @ w_v  # [T, d_model] -> [T, d_head]
     scores = q @ k.T  # [T, d_head] @ [d_head, T] -> [T, T]
-    scaled = scores / np.sqrt(q.shape[-1])
+    scaled = scores / score_divisor(q.shape[-1], temperature, scale)
     masked = np.where(mask, scaled, -np.inf)
     pattern = softmax(masked)  # [T, T], rows sum to 1
     z = pattern @ v  # [T, T] @ [T, d_head] -> [T, d_head]
@@ -83,19 +102,36 @@ def attention_head(
     )
 
 
-def multi_head_attention(x: np.ndarray, params: Params, causal: bool = True) -> Trace:
+def multi_head_attention(
+    x: np.ndarray,
+    params: Params,
+    causal: bool = True,
+    temperature: float = 1.0,
+    scale: bool = True,
+) -> Trace:
     """Run every head on x, concatenate their z along the features, project through W_O.
 
     Shapes: x [T, d_model] -> Trace with concat, attn_out [T, d_model].
+    temperature in [0.05, 20] (LabError outside, or for NaN/inf); scale=False drops sqrt(d_head).
     """
+    temperature = check_temperature(temperature)
+    scale = bool(scale)
     mask = causal_mask(x.shape[0], causal)
     heads = tuple(
-        attention_head(x, params.W_Q[h], params.W_K[h], params.W_V[h], mask)
+        attention_head(x, params.W_Q[h], params.W_K[h], params.W_V[h], mask, temperature, scale)
         for h in range(params.W_Q.shape[0])
     )
     concat = np.concatenate([head.z for head in heads], axis=-1)  # H × [T, d_head] -> [T, d_model]
     attn_out = concat @ params.W_O  # [T, d_model] @ [d_model, d_model] -> [T, d_model]
-    return Trace(heads=heads, concat=concat, attn_out=attn_out, mask=mask, causal=causal)
+    return Trace(
+        heads=heads,
+        concat=concat,
+        attn_out=attn_out,
+        mask=mask,
+        causal=causal,
+        temperature=temperature,
+        scale=scale,
+    )
 
 
 def row_entropy(pattern: np.ndarray) -> np.ndarray:
@@ -113,75 +149,6 @@ def head_entropy(pattern: np.ndarray) -> float:
     Shapes: [T, T] -> scalar.
     """
     return float(row_entropy(pattern).mean())
-
-
-def max_row_entropy(t: int, causal: bool = True) -> np.ndarray:
-    """The largest possible entropy of each row: ln(number of keys the row may look at).
-
-    Shapes: -> [T]. Without the mask every row can reach ln T (ln 5 ≈ 1.61 for five tokens).
-    """
-    return np.log(causal_mask(t, causal).sum(axis=-1).astype(np.float64))
-
-
-def max_head_entropy(t: int, causal: bool = True) -> float:
-    """The largest average entropy a head can reach: the mean of the rows' ceilings.
-
-    Shapes: -> scalar. ln T without the mask; lower under it, since row i has only i + 1 keys
-    (five tokens: ln 5 ≈ 1.61 without, (ln 1 + ... + ln 5) / 5 = ln(120) / 5 ≈ 0.96 with).
-    """
-    return float(max_row_entropy(t, causal).mean())
-
-
-def head_sharpness(pattern: np.ndarray, causal: bool = True) -> float:
-    """Head entropy as a fraction of its maximum: 0 = every row on one key, 1 = uniform rows.
-
-    Shapes: [T, T] -> scalar in [0, 1]. A one-token sentence (no choice at all) counts as 0.
-    """
-    top = float(max_row_entropy(pattern.shape[0], causal).mean())
-    # uniform rows can round an ulp above ln n (1.0000000000000002 for T = 12): clip to 1
-    return min(head_entropy(pattern) / top, 1.0) if top > 0.0 else 0.0
-
-
-def classify_head(pattern: np.ndarray, causal: bool = True) -> str:
-    """'sharp' below a third of the maximum entropy, 'diffuse' above two thirds, else 'mixed'."""
-    fraction = head_sharpness(pattern, causal)
-    if fraction < 1 / 3:
-        return "sharp"
-    return "diffuse" if fraction > 2 / 3 else "mixed"
-
-
-def asymmetry(scores: np.ndarray) -> float:
-    """How far a square matrix is from symmetric: ||S - Sᵀ|| / (||S|| + ||Sᵀ||), Frobenius.
-
-    Shapes: [T, T] -> scalar in [0, 1]; 0 = symmetric, 1 = antisymmetric, 0 for an all-zero S.
-    """
-    norm = 2.0 * np.linalg.norm(scores)
-    return float(np.linalg.norm(scores - scores.T) / norm) if norm > 0.0 else 0.0
-
-
-def most_asymmetric_pair(scores: np.ndarray) -> tuple[int, int, float]:
-    """The pair (i, j), i <= j, with the largest gap |S[i, j] - S[j, i]|, and that gap.
-
-    Shapes: [T, T] -> (i, j, gap). The first such pair in row order wins a tie; a symmetric
-    (or one-token) matrix gives (0, 0, 0.0).
-    Example: most_asymmetric_pair(np.array([[0.0, 3.0], [1.0, 0.0]])) == (0, 1, 2.0)
-    """
-    gap = np.triu(np.abs(scores - scores.T))  # [T, T], each pair counted once
-    i, j = np.unravel_index(np.argmax(gap), gap.shape)
-    return int(i), int(j), float(gap[i, j])
-
-
-def value_contributions(pattern: np.ndarray, v: np.ndarray, i: int) -> np.ndarray:
-    """What each key j adds to query i's output: pattern[i, j] * v[j]; the rows sum to z[i].
-
-    Shapes: pattern [T, T], v [T, d_head] -> [T, d_head].
-    """
-    return pattern[i][:, None] * v
-
-
-def column_sums(m: np.ndarray) -> np.ndarray:
-    """The sum of every column: the sum of the rows. Shapes: [T, d] -> [d]."""
-    return m.sum(axis=0)
 
 
 def max_abs_diff(a: np.ndarray, b: np.ndarray) -> float:
@@ -202,7 +169,7 @@ def _check_eps(eps: float) -> None:
         raise LabError("eps_range", f"eps must be a positive number, got {eps!r}.", value=eps)
 
 
-def layer_norm(x: np.ndarray, eps: float = 1e-5) -> np.ndarray:
+def layer_norm(x: np.ndarray, eps: float = LN_EPS) -> np.ndarray:
     """Each row to mean 0, std 1: (x - mean) / sqrt(var + eps), population variance.
 
     Shapes: [T, d] -> [T, d]. A constant row gives zeros (eps > 0 keeps the division finite).
@@ -214,7 +181,7 @@ def layer_norm(x: np.ndarray, eps: float = 1e-5) -> np.ndarray:
 
 
 def residual_layer_norm(
-    x: np.ndarray, sublayer_out: np.ndarray, eps: float = 1e-5
+    x: np.ndarray, sublayer_out: np.ndarray, eps: float = LN_EPS
 ) -> tuple[np.ndarray, np.ndarray]:
     """resid = x + sublayer_out, then ln_out = layer_norm(resid): returns (resid, ln_out).
 
@@ -222,11 +189,6 @@ def residual_layer_norm(
     """
     resid = add(x, sublayer_out)
     return resid, layer_norm(resid, eps)
-
-
-def row_sums(m: np.ndarray) -> np.ndarray:
-    """The sum of every row (1 for every row of a pattern). Shapes: [T, d] -> [T]."""
-    return m.sum(axis=-1)
 
 
 def row_stats(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

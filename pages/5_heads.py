@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 import llm
-from llm import engine
+from llm import analysis
 from llm.nn import attention_head, head_entropy, row_entropy
 from ui.exercise import your_turn
 from ui.frame import frame
@@ -110,10 +110,10 @@ if (box := folded(t("code"), key="heads_code")) is not None:
     with box:
         show_code(attention_head, row_entropy, head_entropy)
         show_code(
-            engine.max_row_entropy,
-            engine.max_head_entropy,
-            engine.head_sharpness,
-            engine.classify_head,
+            analysis.max_row_entropy,
+            analysis.max_head_entropy,
+            analysis.head_sharpness,
+            analysis.classify_head,
         )
 
 your_turn(s.lang, s.lab, "entropy", s.head, s.causal)

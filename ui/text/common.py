@@ -49,6 +49,9 @@ TEXT = {
         "err_text_empty": "The sentence is empty: type at least one word.",
         "err_text_too_long": "The sentence has {count} characters; the lab takes at most {max}.",
         "err_too_many_tokens": "The sentence has {count} tokens; the lab shows at most {max}.",
+        "err_temperature_range": "The temperature must be a number between {low} and {high}.",
+        "err_layers_range": "The number of layers must be a whole number from {low} to {high}.",
+        "err_variant_name": "“{value}” is not one of the variants ({options}).",
         "unknown_words": "Not in the hand-made table, so seeded rows are used for: {words}.",
     },
     "fr": {
@@ -100,6 +103,9 @@ TEXT = {
         "err_text_empty": "La phrase est vide : tape au moins un mot.",
         "err_text_too_long": "La phrase a {count} caractères ; le labo en prend au plus {max}.",
         "err_too_many_tokens": "La phrase a {count} tokens ; le labo en montre au plus {max}.",
+        "err_temperature_range": "La température doit être un nombre entre {low} et {high}.",
+        "err_layers_range": "Le nombre de couches doit être un entier de {low} à {high}.",
+        "err_variant_name": "« {value} » n’est pas une des variantes ({options}).",
         "unknown_words": "Absents de la table faite à la main, donc tirés au hasard : {words}.",
     },
 }
