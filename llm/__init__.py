@@ -4,6 +4,7 @@
 - ``llm.nn``        — chapter 9's readable helpers (add, layer_norm, combine_heads, entropy, ...).
 - ``llm.engine``    — the vectorized numpy engine the app runs, with a trace of every step.
 - ``llm.analysis``  — what the pages read off a trace: entropy ceilings, sharpness, asymmetry.
+- ``llm.backward``  — the gradients of attention and LayerNorm, by the chain rule.
 - ``llm.config``    — ``AttentionConfig`` and its checks.
 - ``llm.data``      — tokens, embeddings and seeded weights.
 - ``llm.compare``   — runs both implementations and reports their largest differences.
@@ -21,6 +22,12 @@ from llm.analysis import (
     most_asymmetric_pair,
     row_sums,
     value_contributions,
+)
+from llm.backward import (
+    AttentionGrads,
+    attention_backward,
+    layer_norm_backward,
+    softmax_backward,
 )
 from llm.config import (
     EMBEDDINGS,
@@ -82,12 +89,14 @@ __all__ = [
     "MIN_TEMPERATURE",
     "QK_GAIN",
     "AttentionConfig",
+    "AttentionGrads",
     "HeadTrace",
     "LabError",
     "Params",
     "Trace",
     "add",
     "asymmetry",
+    "attention_backward",
     "attention_head",
     "causal_mask",
     "check_temperature",
@@ -99,6 +108,7 @@ __all__ = [
     "head_sharpness",
     "init_params",
     "layer_norm",
+    "layer_norm_backward",
     "max_abs_diff",
     "max_head_entropy",
     "max_row_entropy",
@@ -110,6 +120,7 @@ __all__ = [
     "row_sums",
     "score_divisor",
     "softmax",
+    "softmax_backward",
     "token_labels",
     "token_vector",
     "tokenize",
