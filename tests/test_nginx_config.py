@@ -55,6 +55,10 @@ def test_the_template_routes_every_request_of_a_browser_to_one_process(tmp_path:
     assert 'Set-Cookie "attention_lab_route=$route_cookie; Path=/; HttpOnly;' in text
     # the websocket passes through and stays open
     assert "proxy_set_header Upgrade $http_upgrade;" in text
+    # the Host the browser sent, port included, for every request: never nginx's $host, which
+    # drops the port (a LAN name's websocket is then refused)
+    assert text.count("proxy_set_header Host ") == 1
+    assert "proxy_set_header Host $browser_host;" in text
     assert "proxy_read_timeout 1d;" in text
     assert "listen 127.0.0.1:8501;" in text
 
@@ -190,14 +194,18 @@ def _serve_and_stop(tmp_path: Path) -> None:
 
 class _NamedHandler(http.server.BaseHTTPRequestHandler):
     """A stand-in for one Streamlit process: says its name; of /media/ it has only its own file
-    (/media/<name>.csv), and answers 404 for the others' files, as Streamlit does."""
+    (/media/<name>.csv), and answers 404 for the others' files, as Streamlit does. Of
+    /headers and /media/headers it answers the request's headers, one "name: value" a line."""
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's name)
         name = self.server.name
-        if self.path.startswith("/media/") and self.path != f"/media/{name}.csv":
+        if self.path in ("/headers", "/media/headers"):
+            body = "".join(f"{k.lower()}: {v}\n" for k, v in self.headers.items()).encode()
+        elif self.path.startswith("/media/") and self.path != f"/media/{name}.csv":
             self.send_error(404)
             return
-        body = name.encode()
+        else:
+            body = name.encode()
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -268,6 +276,49 @@ def test_a_browser_stays_on_one_process_with_or_without_its_cookie(tmp_path: Pat
         # a class of students without cookies still spreads over the processes
         spread = [_ask(base + "/", **{"X-Forwarded-For": f"192.0.2.{i}"})[0] for i in range(60)]
         assert set(spread) == {"a", "b", "c"}
+
+
+def _headers_seen(url: str, **headers: str) -> dict[str, list[str]]:
+    """The headers a stand-in process received for a request sent to nginx with ``headers``."""
+    seen: dict[str, list[str]] = {}
+    for line in _ask(url, **headers)[0].splitlines():
+        key, _, value = line.partition(": ")
+        seen.setdefault(key, []).append(value)
+    return seen
+
+
+@pytest.mark.usefixtures("nginx")
+def test_a_process_is_given_the_address_the_browser_used_port_included(tmp_path: Path) -> None:
+    """Streamlit opens a page's websocket only when its Origin names the Host it is given, and
+    the app writes the links it shows (a QR code of the page) from that Host: a process gets the
+    browser's Host as it was sent, a LAN name and port included, and the forwarded headers say
+    the same, unless a host's proxy in front already said otherwise."""
+    with _nginx_in_front_of(["a"], tmp_path) as base:
+        for path in ("/headers", "/media/headers"):  # a page or the websocket, and a download
+            seen = _headers_seen(
+                base + path, Host="teacher.local:8501", Origin="http://teacher.local:8501"
+            )
+            assert seen["host"] == ["teacher.local:8501"], path
+            assert seen["origin"] == ["http://teacher.local:8501"]
+            assert seen["x-forwarded-host"] == ["teacher.local:8501"]
+            assert seen["x-forwarded-proto"] == ["http"]
+            assert seen["x-forwarded-for"] == ["127.0.0.1"]
+        # on port 80 a browser writes no port, and none is added
+        assert _headers_seen(base + "/headers", Host="teacher.local")["host"] == ["teacher.local"]
+        # behind a host's proxy (a Space's): its name and scheme stand, its address list grows
+        seen = _headers_seen(
+            base + "/headers",
+            Host="10.0.0.5:8501",
+            **{
+                "X-Forwarded-Host": "you-lab.hf.space",
+                "X-Forwarded-Proto": "https",
+                "X-Forwarded-For": "203.0.113.7",
+            },
+        )
+        assert seen["host"] == ["10.0.0.5:8501"]
+        assert seen["x-forwarded-host"] == ["you-lab.hf.space"]
+        assert seen["x-forwarded-proto"] == ["https"]
+        assert seen["x-forwarded-for"] == ["203.0.113.7, 127.0.0.1"]
 
 
 @pytest.mark.usefixtures("nginx")

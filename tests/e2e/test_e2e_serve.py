@@ -14,6 +14,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -25,44 +26,51 @@ import llm
 from bench.common import nginx_path
 from tests.e2e.harness import ARTIFACTS, DEFAULT_TEXT, ROOT, WAIT_MS, free_port, http_status
 
+pytestmark = pytest.mark.e2e
+
 SEEDS = (3, 4, 5, 6)  # a seed a student: a download's file is named by its content
 
 
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[str]:
-    """scripts/serve.sh with two processes on a free port; its base URL."""
+@contextmanager
+def serve_script(processes: int, log_name: str = "serve-sh") -> Iterator[int]:
+    """scripts/serve.sh with ``processes`` processes on a free port, as the Dockerfile runs it
+    (the Python given, so no .venv is made), until it answers through nginx; yields the port.
+    Its log is artifacts/server-<log_name>.log."""
     if nginx_path() is None:
         pytest.fail("nginx is missing: scripts/test.sh installs it (apt-get install nginx)")
     with tempfile.TemporaryDirectory(prefix="attention-lab-e2e.") as folder:
         # in /tmp itself: nginx's workers, which may run as nobody, must reach the files
         Path(folder).chmod(0o711)
-        yield from _serve(folder)
+        port = free_port()
+        env = {**os.environ, "PYTHON": sys.executable, "TMPDIR": folder}
+        ARTIFACTS.mkdir(exist_ok=True)
+        with (ARTIFACTS / f"server-{log_name}.log").open("w") as log:
+            script = subprocess.Popen(
+                ["bash", "scripts/serve.sh", str(processes), str(port)],
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        base = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 120
+            while http_status(base + "/_stcore/health", timeout=2) != 200:
+                assert script.poll() is None, "scripts/serve.sh stopped"
+                assert time.monotonic() < deadline, "no healthy answer through nginx in 120 s"
+                time.sleep(0.3)
+            yield port
+        finally:
+            os.killpg(script.pid, signal.SIGTERM)
+            script.wait(timeout=30)
 
 
-def _serve(folder: str) -> Iterator[str]:
-    port = free_port()
-    env = {**os.environ, "PYTHON": sys.executable, "TMPDIR": folder}
-    ARTIFACTS.mkdir(exist_ok=True)
-    with (ARTIFACTS / "server-serve-sh.log").open("w") as log:
-        script = subprocess.Popen(
-            ["bash", "scripts/serve.sh", "2", str(port)],
-            cwd=ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while http_status(base + "/_stcore/health", timeout=2) != 200:
-            assert script.poll() is None, "scripts/serve.sh stopped"
-            assert time.monotonic() < deadline, "no healthy answer through nginx in 120 s"
-            time.sleep(0.3)
-        yield base
-    finally:
-        os.killpg(script.pid, signal.SIGTERM)
-        script.wait(timeout=30)
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[str]:
+    """scripts/serve.sh with two processes on a free port; its base URL."""
+    with serve_script(2) as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
