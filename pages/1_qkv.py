@@ -5,19 +5,15 @@ import streamlit as st
 import llm
 from llm.attention import dot, matmul
 from ui.exercise import your_turn
-from ui.frame import frame
+from ui.frame import frame, on_a_phone
+from ui.grids import heatmap_grid
+from ui.heatmaps import heatmap
+from ui.labels import feature_labels
+from ui.sections import folded, lazy_tabs, show_code
+from ui.tables import matrix_table
 from ui.text import md_escape, pick, translator
 from ui.text.qkv import FEATURES, TEXT
-from ui.views import (
-    feature_labels,
-    folded,
-    heatmap,
-    heatmap_grid,
-    lazy_tabs,
-    matrix_table,
-    show_code,
-    show_figure,
-)
+from ui.wire import show_figure
 
 s = frame("page_qkv")
 t = translator(TEXT, s.lang)
@@ -86,6 +82,7 @@ heatmap_grid(  # one figure: the browser draws each figure from scratch on every
     [feature_labels(cfg.d_head, name.lower()) for name in projected],
     [t(f"{name.lower()}_map") for name in projected],
     key="qkv_map",
+    phone=on_a_phone(),
     signed=True,
     per_row=3,
     x_title=t("feature"),

@@ -6,9 +6,12 @@ import llm
 from llm.attention import attention_scores, dot, transpose
 from ui.exercise import your_turn
 from ui.frame import frame
+from ui.heatmaps import heatmap
+from ui.sections import folded, show_code
+from ui.tables import matrix_table
 from ui.text import md_escape, translator
 from ui.text.scores import TEXT
-from ui.views import folded, heatmap, matrix_table, show_code, show_figure
+from ui.wire import show_figure
 
 s = frame("page_scores")
 t = translator(TEXT, s.lang)

@@ -7,9 +7,13 @@ import llm
 from llm.attention import causal_attention, mix_values
 from ui.exercise import your_turn
 from ui.frame import frame
+from ui.heatmaps import heatmap
+from ui.labels import feature_labels
+from ui.sections import folded, show_code
+from ui.tables import matrix_table, table_of
 from ui.text import md_escape, translator
 from ui.text.mix import TEXT
-from ui.views import feature_labels, folded, frame_of, heatmap, matrix_table, show_code, show_figure
+from ui.wire import show_figure
 
 s = frame("page_mix", extra_keys=("token",))
 t = translator(TEXT, s.lang)
@@ -91,7 +95,7 @@ if s.causal and i < last:
 st.markdown(f"**{t('sum_head')}**")
 total = llm.column_sums(contributions)  # [d_head]
 st.dataframe(
-    frame_of(np.stack([total, head.z[i]]), [t("sum_row", i=i), t("z_row", i=i)], z_cols).round(6),
+    table_of(np.stack([total, head.z[i]]), [t("sum_row", i=i), t("z_row", i=i)], z_cols).round(6),
     width="stretch",
     key="sum_table",
 )

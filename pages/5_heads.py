@@ -6,11 +6,15 @@ import streamlit as st
 import llm
 from llm import analysis
 from llm.nn import attention_head, head_entropy, row_entropy
+from ui.charts import bar_chart
 from ui.exercise import your_turn
-from ui.frame import frame
+from ui.frame import frame, on_a_phone
+from ui.grids import heatmap_grid
+from ui.sections import folded, show_code
+from ui.tables import matrix_table
 from ui.text import translator
 from ui.text.heads import TEXT
-from ui.views import bar_chart, folded, heatmap_grid, matrix_table, show_code, show_figure
+from ui.wire import show_figure
 
 s = frame("page_heads")
 t = translator(TEXT, s.lang)
@@ -51,6 +55,7 @@ heatmap_grid(
         for h, (kind, entropy) in enumerate(zip(kinds, entropies))
     ],
     key="patterns",
+    phone=on_a_phone(),
     zmin=0.0,
     zmax=1.0,
     masked=~trace.mask,

@@ -5,20 +5,14 @@ import streamlit as st
 from llm.attention import matmul
 from llm.nn import combine_heads, concat_heads
 from ui.exercise import your_turn
-from ui.frame import frame
+from ui.frame import frame, on_a_phone
+from ui.heatmaps import heatmap, label_blocks, mark_blocks
+from ui.labels import feature_labels, head_feature_labels
+from ui.sections import folded, show_code
+from ui.tables import matrix_table
 from ui.text import translator
 from ui.text.concat import TEXT
-from ui.views import (
-    feature_labels,
-    folded,
-    head_feature_labels,
-    heatmap,
-    label_blocks,
-    mark_blocks,
-    matrix_table,
-    show_code,
-    show_figure,
-)
+from ui.wire import show_figure
 
 SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
@@ -62,7 +56,7 @@ concat_fig = heatmap(
 )
 mark_blocks(concat_fig, d_head, n_heads)
 show_figure(
-    label_blocks(concat_fig, d_head, [indexed("z", h) for h in range(n_heads)]),
+    label_blocks(concat_fig, d_head, [indexed("z", h) for h in range(n_heads)], phone=on_a_phone()),
     key="concat",
 )
 st.caption(t("concat_caption"))

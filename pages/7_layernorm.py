@@ -5,22 +5,16 @@ import streamlit as st
 
 import llm
 from llm.nn import add, layer_norm, residual_layer_norm, row_stats
+from ui.charts import bar_chart, side_by_side
 from ui.exercise import your_turn
-from ui.frame import frame
+from ui.frame import frame, on_a_phone
+from ui.grids import heatmap_grid
+from ui.labels import feature_labels
+from ui.sections import folded, show_code
+from ui.tables import matrix_table, table_of
 from ui.text import md_escape, translator
 from ui.text.layernorm import TEXT
-from ui.views import (
-    bar_chart,
-    feature_labels,
-    folded,
-    frame_of,
-    heatmap_grid,
-    matrix_table,
-    on_a_phone,
-    show_code,
-    show_figure,
-    side_by_side,
-)
+from ui.wire import show_figure
 
 EPS_OPTIONS = [1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0]
 EPS_DEFAULT = 1e-5  # the chapter's value
@@ -83,6 +77,7 @@ heatmap_grid(
         t("ln_out", eps=eps_label(eps)),
     ],
     key="matrices",
+    phone=on_a_phone(),
     signed=True,
     x_title=t("feature"),
     y_title=t("token"),
@@ -109,7 +104,7 @@ stats_cols = [t("mean_before"), t("std_before"), t("mean_after"), t("std_after")
 # so its -2.8e-17 shows what "0 up to floating-point precision" means
 formats = dict.fromkeys(stats_cols, "%.6f") | {t("mean_after"): "%.1e"}
 st.dataframe(
-    frame_of(np.column_stack([mean_before, std_before, mean_after, std_after]), labels, stats_cols),
+    table_of(np.column_stack([mean_before, std_before, mean_after, std_after]), labels, stats_cols),
     column_config={c: st.column_config.NumberColumn(format=f) for c, f in formats.items()},
     width="stretch",
     key="row_stats",

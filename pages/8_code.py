@@ -10,9 +10,11 @@ from llm.compare import QUANTITIES, agree
 from ui.compute import compare_lab
 from ui.exercise import your_turn
 from ui.frame import frame
+from ui.labels import feature_labels
+from ui.sections import lazy_tabs, show_code
+from ui.tables import matrix_table, shape_text, table_of
 from ui.text import translator
 from ui.text.code import TEXT
-from ui.views import feature_labels, frame_of, lazy_tabs, matrix_table, shape_text, show_code
 
 EPS = 1e-5  # the chapter's eps; page 7 lets you vary it
 
@@ -31,7 +33,7 @@ st.write(t("intro"))
 st.subheader(t("compare"), anchor=False)
 st.write(t("compare_intro", eps=f"{EPS:g}"))
 st.dataframe(
-    frame_of(
+    table_of(
         np.array([[differences[name]] for name in QUANTITIES]),
         [shape_text(name, engine_out[name]) for name in QUANTITIES],
         [t("largest")],

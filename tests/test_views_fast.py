@@ -1,4 +1,4 @@
-"""The fast paths of ``ui.views`` send exactly what plotly and pyarrow would have sent.
+"""The fast paths of ``ui.wire`` and ``ui.tables`` send exactly what plotly and pyarrow send.
 
 Figures are plain dicts sent through ``show_figure`` without plotly building a figure object;
 tables are Arrow tables built straight from the array. Each test compares the result with
@@ -19,7 +19,7 @@ import pyarrow as pa
 import pytest
 
 from tests.apptest_pages import array_of
-from ui import views
+from ui import charts, grids, heatmaps, style, tables, wire
 
 LABELS = ["the", "cat", "sat", "on", "mat"]
 RNG = np.random.default_rng(7)
@@ -30,13 +30,13 @@ PATTERN = np.where(CAUSAL, RNG.random((5, 5)), 0.0)
 
 def sent(spec: dict) -> dict:
     """The JSON ``st.plotly_chart`` sends for one of this module's figures."""
-    return json.loads(pio.to_json(views._Sendable(spec).to_dict(), validate=False))
+    return json.loads(pio.to_json(wire._Sendable(spec).to_dict(), validate=False))
 
 
 def plotly_sent(spec: dict) -> dict:
     """The JSON it sends when plotly builds the figure from the same dicts, in the chart style
     and with no template (the slow path)."""
-    layout = {**views.styled(spec["layout"]), "template": {}}
+    layout = {**style.styled(spec["layout"]), "template": {}}
     fig = go.Figure(data=spec["data"], layout=layout, _validate=False)
     out = json.loads(pio.to_json(fig.to_dict(), validate=False))
     assert out["layout"].pop("template") == {}
@@ -45,17 +45,17 @@ def plotly_sent(spec: dict) -> dict:
 
 def figures() -> dict[str, dict]:
     wide = RNG.normal(size=(32, 64))
-    grid_trace, grid_layout = views.heatmap_spec(PATTERN, LABELS, LABELS, showscale=False)
+    grid_trace, grid_layout = heatmaps.heatmap_spec(PATTERN, LABELS, LABELS, showscale=False)
     return {
-        "signed with numbers": views.heatmap(SCORES, LABELS, LABELS, title="S", signed=True),
-        "masked pattern": views.heatmap(
+        "signed with numbers": heatmaps.heatmap(SCORES, LABELS, LABELS, title="S", signed=True),
+        "masked pattern": heatmaps.heatmap(
             PATTERN, LABELS, LABELS, zmin=0, zmax=1, masked=~CAUSAL, masked_label="hidden"
         ),
-        "32 x 64, no numbers": views.heatmap(wide, [f"w{i}" for i in range(32)], list("x" * 64)),
-        "blocks": views.mark_blocks(
-            views.heatmap(SCORES, LABELS, LABELS, signed=True), size=2, count=3, axis="y"
+        "32 x 64, no numbers": heatmaps.heatmap(wide, [f"w{i}" for i in range(32)], list("x" * 64)),
+        "blocks": heatmaps.mark_blocks(
+            heatmaps.heatmap(SCORES, LABELS, LABELS, signed=True), size=2, count=3, axis="y"
         ),
-        "grid of four on one colour axis": views.grid_figure(
+        "grid of four on one colour axis": grids.grid_figure(
             [SCORES, PATTERN, -SCORES, PATTERN.T],
             LABELS,
             [LABELS] * 4,
@@ -67,14 +67,14 @@ def figures() -> dict[str, dict]:
             scale_title="value",
             per_row=3,
         ),
-        "bars with lines": views.bar_chart(
+        "bars with lines": charts.bar_chart(
             {"sharp": [0.2, None, 0.9], "diffuse": [None, 1.5, None]},
             ["h0", "h1", "h2"],
             title="H",
             lines=[(1.609, "ln 5")],
             barmode="relative",
         ),
-        "grid cell": views.fast_figure([grid_trace], grid_layout),
+        "grid cell": wire.fast_figure([grid_trace], grid_layout),
     }
 
 
@@ -95,37 +95,39 @@ def revision(data: list) -> int:
 def test_data_revision_follows_every_number_and_label() -> None:
     """plotly.js redraws a chart's data only when its revision changes: the same figure built
     twice keeps it, the last bit of one number or one label changes it."""
-    base = sent(views.heatmap(SCORES, LABELS, LABELS))["layout"]["datarevision"]
-    again = sent(views.heatmap(SCORES.copy(), list(LABELS), LABELS))["layout"]["datarevision"]
+    base = sent(heatmaps.heatmap(SCORES, LABELS, LABELS))["layout"]["datarevision"]
+    again = sent(heatmaps.heatmap(SCORES.copy(), list(LABELS), LABELS))["layout"]["datarevision"]
     nudged = SCORES.copy()
     nudged[4, 4] = np.nextafter(nudged[4, 4], np.inf)
-    other = sent(views.heatmap(nudged, LABELS, LABELS))["layout"]["datarevision"]
-    relabelled = sent(views.heatmap(SCORES, LABELS[:4] + ["rug"], LABELS))["layout"]
+    other = sent(heatmaps.heatmap(nudged, LABELS, LABELS))["layout"]["datarevision"]
+    relabelled = sent(heatmaps.heatmap(SCORES, LABELS[:4] + ["rug"], LABELS))["layout"]
     assert base == again
     assert len({base, other, relabelled["datarevision"]}) == 3
 
 
 def test_chart_style_lies_under_the_figures_own_layout() -> None:
     """Every axis of a grid gets the style, the figure's own values win, a title is bold."""
-    spec = views.grid_figure(
+    spec = grids.grid_figure(
         [SCORES, PATTERN], LABELS, [LABELS] * 2, ["a", "b"], x_title="key", per_row=2
     )
-    layout = views.styled(spec["layout"])
-    assert layout["paper_bgcolor"] == views.CLEAR and layout["plot_bgcolor"] == views.MASKED_COLOUR
+    layout = style.styled(spec["layout"])
+    assert layout["paper_bgcolor"] == style.CLEAR and layout["plot_bgcolor"] == style.MASKED_COLOUR
     for axis in ("xaxis", "xaxis2", "yaxis", "yaxis2"):
-        assert layout[axis]["tickfont"] == views.FONT
+        assert layout[axis]["tickfont"] == style.FONT
         assert layout[axis]["domain"] == spec["layout"][axis]["domain"]
     assert layout["xaxis"]["title"] == {
         "text": "key",
         "standoff": 20,
-        "font": {**views.FONT, "size": 14},
+        "font": {**style.FONT, "size": 14},
     }
     assert layout["margin"] == {"pad": 8, **spec["layout"]["margin"]}
     assert layout["coloraxis"]["colorbar"]["thickness"] == 14  # the figure's own
-    assert layout["coloraxis"]["colorbar"]["tickfont"] == views.FONT
-    bars = views.styled(views.bar_chart({"H": [1.0, 2.0]}, ["h0", "h1"], title="Entropy")["layout"])
+    assert layout["coloraxis"]["colorbar"]["tickfont"] == style.FONT
+    bars = style.styled(
+        charts.bar_chart({"H": [1.0, 2.0]}, ["h0", "h1"], title="Entropy")["layout"]
+    )
     assert bars["title"]["text"] == "<b>Entropy</b>" and bars["title"]["font"]["size"] == 14
-    assert bars["title"]["x"] == 0 and bars["yaxis"]["gridcolor"] == views.FAINT
+    assert bars["title"]["x"] == 0 and bars["yaxis"]["gridcolor"] == style.FAINT
 
 
 def contrast(a: str, b: str) -> float:
@@ -144,8 +146,8 @@ def test_chart_text_reads_on_the_light_and_the_dark_background() -> None:
     """The grey sent with every figure reads on both backgrounds (a browser without CSS
     light-dark() keeps it), and each theme's colours in CHART_CSS read on their own."""
     light, dark = "#ffffff", "#171614"  # Streamlit's two backgrounds
-    assert min(contrast(views.MUTED, light), contrast(views.MUTED, dark)) >= 3.7
-    pairs = re.findall(r"fill: light-dark\((#\w{6}), (#\w{6})\)", views.CHART_CSS)
+    assert min(contrast(style.MUTED, light), contrast(style.MUTED, dark)) >= 3.7
+    pairs = re.findall(r"fill: light-dark\((#\w{6}), (#\w{6})\)", style.CHART_CSS)
     texts = [p for p in pairs if p != (light, dark)]  # the hover box's own fill is a background
     assert len(texts) == 4
     for on_light, on_dark in texts:
@@ -154,7 +156,7 @@ def test_chart_text_reads_on_the_light_and_the_dark_background() -> None:
 
 def test_sent_heatmap_holds_the_matrix_and_the_mask() -> None:
     fig = sent(
-        views.heatmap(PATTERN, LABELS, LABELS, zmin=0, zmax=1, masked=~CAUSAL, masked_label="m")
+        heatmaps.heatmap(PATTERN, LABELS, LABELS, zmin=0, zmax=1, masked=~CAUSAL, masked_label="m")
     )
     (trace,) = fig["data"]
     z = array_of(trace["z"])
@@ -167,7 +169,7 @@ def test_sent_heatmap_holds_the_matrix_and_the_mask() -> None:
 
 
 def test_sending_leaves_the_spec_as_it_was() -> None:
-    spec = views.heatmap(SCORES, LABELS, LABELS, signed=True)
+    spec = heatmaps.heatmap(SCORES, LABELS, LABELS, signed=True)
     z = spec["data"][0]["z"]
     sent(spec)
     sent(spec)
@@ -187,7 +189,7 @@ def test_typed_arrays_match_plotly() -> None:
     ):
         theirs = to_typed_array_spec(a)
         theirs = theirs.tolist() if isinstance(theirs, np.ndarray) else theirs
-        assert views._typed_array(a) == theirs
+        assert wire._typed_array(a) == theirs
 
 
 @pytest.mark.parametrize(
@@ -204,14 +206,14 @@ def test_typed_arrays_match_plotly() -> None:
     ],
 )
 def test_arrow_table_equals_pandas_conversion(m, rows, cols, digits) -> None:
-    mine = views._arrow_table(m, rows, cols, digits)
-    theirs = pa.Table.from_pandas(views.frame_of(m, rows, cols).round(digits))
+    mine = tables._arrow_table(m, rows, cols, digits)
+    theirs = pa.Table.from_pandas(tables.table_of(m, rows, cols).round(digits))
     assert mine.equals(theirs, check_metadata=True)
     back = mine.to_pandas()
-    pd.testing.assert_frame_equal(back, views.frame_of(m, rows, cols).round(digits))
+    pd.testing.assert_frame_equal(back, tables.table_of(m, rows, cols).round(digits))
 
 
 def test_arrow_table_leaves_other_tables_to_pandas() -> None:
-    assert views._arrow_table(np.arange(4).reshape(2, 2), ["a", "b"], ["x", "y"], 3) is None
-    assert views._arrow_table(SCORES[:2, :2], ["a", "b"], ["x", "x"], 3) is None
-    assert views._arrow_table(SCORES[:2, :2], [0, 1], ["x", "y"], 3) is None
+    assert tables._arrow_table(np.arange(4).reshape(2, 2), ["a", "b"], ["x", "y"], 3) is None
+    assert tables._arrow_table(SCORES[:2, :2], ["a", "b"], ["x", "x"], 3) is None
+    assert tables._arrow_table(SCORES[:2, :2], [0, 1], ["x", "y"], 3) is None

@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 import pytest
 
 from tests.test_views_fast import figures
-from ui import views
+from ui import grids, labels, style
 
 TOKENS = ["the", "cat", "sat", "on", "mat"]
 
@@ -24,30 +24,30 @@ def test_every_figure_is_valid_for_plotly(name: str) -> None:
     """plotly's own validation accepts every property these dicts use, the chart style's too
     (a typo would raise)."""
     spec = figures()[name]
-    go.Figure(data=spec["data"], layout=views.styled(spec["layout"]))
+    go.Figure(data=spec["data"], layout=style.styled(spec["layout"]))
 
 
 def test_label_width_grows_with_the_text_and_its_letters() -> None:
-    assert views.label_px("") == 0
-    assert views.label_px("mat") < views.label_px("matter") < views.label_px("mattering")
+    assert labels.label_px("") == 0
+    assert labels.label_px("mat") < labels.label_px("matter") < labels.label_px("mattering")
     # same length, wider letters: m and W are the widest of the font, i and l the narrowest
-    assert views.label_px("iii") < views.label_px("aaa") < views.label_px("mmm")
-    assert views.label_px("猫猫") > views.label_px("ab")  # full-width characters
-    assert views.label_px("m" * 10) == pytest.approx(110.0)  # 10 px a letter, 10 % spare
+    assert labels.label_px("iii") < labels.label_px("aaa") < labels.label_px("mmm")
+    assert labels.label_px("猫猫") > labels.label_px("ab")  # full-width characters
+    assert labels.label_px("m" * 10) == pytest.approx(110.0)  # 10 px a letter, 10 % spare
 
 
 def test_margins_hold_the_widest_label() -> None:
-    short = views.axis_margins(TOKENS, ["f0", "f1"], 0)
-    long = views.axis_margins([*TOKENS, "antidisestablishment"], ["f0", "f1"], 0)
+    short = labels.axis_margins(TOKENS, ["f0", "f1"], 0)
+    long = labels.axis_margins([*TOKENS, "antidisestablishment"], ["f0", "f1"], 0)
     assert long["l"] - short["l"] == pytest.approx(
-        views.label_px("antidisestablishment") - views.label_px("mat"), abs=1
+        labels.label_px("antidisestablishment") - labels.label_px("mat"), abs=1
     )
     # level x labels take one line whatever their length; slanted ones take more as they grow
-    assert views.axis_margins(TOKENS, ["a" * 12], 0)["b"] == short["b"]
-    slanted = views.axis_margins(TOKENS, ["a" * 12], -60)["b"]
+    assert labels.axis_margins(TOKENS, ["a" * 12], 0)["b"] == short["b"]
+    slanted = labels.axis_margins(TOKENS, ["a" * 12], -60)["b"]
     assert slanted > short["b"]
-    assert slanted == math.ceil(74 + math.sin(math.radians(60)) * views.label_px("a" * 12))
-    assert views.axis_margins(TOKENS, TOKENS, 0, colour_bar=True)["r"] > short["r"]
+    assert slanted == math.ceil(74 + math.sin(math.radians(60)) * labels.label_px("a" * 12))
+    assert labels.axis_margins(TOKENS, TOKENS, 0, colour_bar=True)["r"] > short["r"]
 
 
 def plot_boxes(spec: dict) -> list[tuple[float, float, float, float]]:
@@ -64,7 +64,7 @@ def plot_boxes(spec: dict) -> list[tuple[float, float, float, float]]:
 @pytest.mark.parametrize("n, per_row", [(1, 4), (3, 4), (4, 4), (4, 2), (6, 4), (16, 4), (5, 1)])
 def test_grid_places_every_plot_apart_in_reading_order(n: int, per_row: int) -> None:
     mats = [np.full((5, 5), k, dtype=np.float64) for k in range(n)]
-    spec = views.grid_figure(
+    spec = grids.grid_figure(
         mats, TOKENS, [TOKENS] * n, [f"m{k}" for k in range(n)], per_row=per_row, signed=True
     )
     boxes = plot_boxes(spec)
@@ -91,19 +91,19 @@ def test_grid_places_every_plot_apart_in_reading_order(n: int, per_row: int) -> 
 
 def test_grid_shares_one_colour_scale_of_the_largest_magnitude() -> None:
     mats = [np.array([[0.5, -2.0]]), np.array([[1.5, 0.25]])]
-    spec = views.grid_figure(mats, ["t"], [["a", "b"]] * 2, ["x", "y"], signed=True)
+    spec = grids.grid_figure(mats, ["t"], [["a", "b"]] * 2, ["x", "y"], signed=True)
     axis = spec["layout"]["coloraxis"]
     assert (axis["cmin"], axis["cmax"]) == (-2.0, 2.0)
     assert all(t["coloraxis"] == "coloraxis" and "zmin" not in t for t in spec["data"])
-    probs = views.grid_figure(mats, ["t"], [["a", "b"]] * 2, ["x", "y"], zmin=0, zmax=1)
+    probs = grids.grid_figure(mats, ["t"], [["a", "b"]] * 2, ["x", "y"], zmin=0, zmax=1)
     assert (probs["layout"]["coloraxis"]["cmin"], probs["layout"]["coloraxis"]["cmax"]) == (0, 1)
 
 
 def test_grid_slants_x_labels_only_when_they_do_not_fit() -> None:
     mats = [np.zeros((5, 5))] * 4
-    level = views.grid_figure(mats, TOKENS, [TOKENS] * 4, list("abcd"))
+    level = grids.grid_figure(mats, TOKENS, [TOKENS] * 4, list("abcd"))
     assert level["layout"]["xaxis"]["tickangle"] == 0
-    crowded = views.grid_figure(mats, TOKENS, [["encyclopaedia"] * 5] * 4, list("abcd"))
+    crowded = grids.grid_figure(mats, TOKENS, [["encyclopaedia"] * 5] * 4, list("abcd"))
     assert crowded["layout"]["xaxis"]["tickangle"] == -60
     assert crowded["layout"]["margin"]["b"] > level["layout"]["margin"]["b"]
 
@@ -112,14 +112,14 @@ def test_one_plot_a_row_titles_the_x_axis_under_the_last_plot() -> None:
     """With the colour bar lying flat above the plots, plotly would lift an x axis title into
     the tick labels: the title is an annotation under the last plot instead."""
     mats = [np.zeros((5, 5))] * 3
-    spec = views.grid_figure(mats, TOKENS, [TOKENS] * 3, list("abc"), per_row=1, x_title="key")
+    spec = grids.grid_figure(mats, TOKENS, [TOKENS] * 3, list("abc"), per_row=1, x_title="key")
     layout = spec["layout"]
     assert layout["coloraxis"]["colorbar"]["orientation"] == "h"
     assert all(layout[k]["title"]["text"] == "" for k in ("xaxis", "xaxis2", "xaxis3"))
     (note,) = [a for a in layout["annotations"] if a["text"] == "key"]
     assert note["y"] == layout["yaxis3"]["domain"][0] and note["yanchor"] == "top"
     assert note["yshift"] < -20  # below the tick labels
-    upright = views.grid_figure(mats, TOKENS, [TOKENS] * 3, list("abc"), per_row=3, x_title="key")
+    upright = grids.grid_figure(mats, TOKENS, [TOKENS] * 3, list("abc"), per_row=3, x_title="key")
     assert [k for k in upright["layout"] if k.startswith("xaxis")] == ["xaxis", "xaxis2", "xaxis3"]
     assert upright["layout"]["xaxis2"]["title"]["text"] == "key"
     assert "orientation" not in upright["layout"]["coloraxis"]["colorbar"]
@@ -128,10 +128,10 @@ def test_one_plot_a_row_titles_the_x_axis_under_the_last_plot() -> None:
 def test_a_colour_bar_title_longer_than_the_bar_takes_two_lines() -> None:
     mats = [np.zeros((5, 5))] * 4
     long = "probabilité (une seule échelle pour toutes les têtes)"
-    spec = views.grid_figure(mats, TOKENS, [TOKENS] * 4, list("abcd"), scale_title=long)
+    spec = grids.grid_figure(mats, TOKENS, [TOKENS] * 4, list("abcd"), scale_title=long)
     text = spec["layout"]["coloraxis"]["colorbar"]["title"]["text"]
     first, second = text.split("<br>")
     assert f"{first} {second}" == long and abs(len(first) - len(second)) < 12
-    short = views.grid_figure(mats, TOKENS, [TOKENS] * 4, list("abcd"), scale_title="value")
+    short = grids.grid_figure(mats, TOKENS, [TOKENS] * 4, list("abcd"), scale_title="value")
     assert short["layout"]["coloraxis"]["colorbar"]["title"]["text"] == "value"
     assert spec["layout"]["margin"]["r"] == short["layout"]["margin"]["r"] + 18

@@ -14,10 +14,10 @@ import streamlit as st
 
 import llm.exercises as ex
 import sandbox
+from ui.sections import folded
 from ui.text import md_escape, pick, translator
 from ui.text.exercise import TEXT
 from ui.text.exercises import CELLS
-from ui.views import folded
 
 PASSED = "_turn_passed"  # session key: the ids of the cells solved in this session
 VERDICTS = "_turn_verdicts"  # session key: cell id -> (the last Verdict, the code it judged)

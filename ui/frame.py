@@ -18,10 +18,10 @@ import llm
 from llm.exercises import BY_PAGE, CELLS
 from ui.compute import Lab, compute_lab
 from ui.exercise import solved
+from ui.style import CHART_CSS
 from ui.text import LANGS, md_escape, pick, translator
 from ui.text.common import TEXT
 from ui.text.exercise import TEXT as TURN_TEXT
-from ui.views import CHART_CSS
 
 DEFAULT_TEXT = "the cat sat on mat"
 D_MODEL_MAX = 64  # the slider's top: 64 features still fit a readable table
@@ -75,6 +75,16 @@ class Settings:
 def _browser_lang() -> str:
     locale = st.context.locale or ""
     return "fr" if locale.lower().startswith("fr") else "en"
+
+
+def on_a_phone() -> bool:
+    """Whether the browser says it is a phone (``Mobi`` in its user agent, as phones' browsers
+    send and tablets' do not). A figure cannot reflow to the screen's width as columns do."""
+    try:
+        agent = st.context.headers.get("User-Agent") or ""
+    except Exception:  # no browser session (a bare script run): not a phone
+        return False
+    return "Mobi" in agent
 
 
 def frame(page: str, extra_keys: tuple[str, ...] = ()) -> Settings:

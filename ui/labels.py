@@ -1,0 +1,74 @@
+"""Axis labels: the names of feature and head columns, and the room their text takes (margins)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from functools import lru_cache
+
+# Margins. plotly.js draws a figure, measures its tick labels and axis titles, and when they do
+# not fit the layout's margins it grows them and draws the whole figure again ("automargin").
+# That second pass is about a third of a chart's drawing time in the browser, paid by every chart
+# on every change. So each figure asks for margins that already hold its labels: estimated from
+# the labels' text at the 12 px tick font of Streamlit's theme, with room to spare. automargin
+# stays on, so a label wider than its estimate is never cut off, only drawn twice.
+_NARROW = frozenset(" !'(),.:;I[]fijlrt|·")
+_WIDE = frozenset("MWmw@%")
+TICK_GAP = 60  # tick length, standoffs and the axis title beside the labels (px, measured)
+
+
+@lru_cache(maxsize=4096)  # the same token and feature labels come back on every rerun
+def label_px(label: str) -> float:
+    """About how wide a tick label is drawn, in px at 12 px, rounded up (a little over)."""
+    width = 0.0
+    for ch in label:
+        if ch in _NARROW:
+            width += 4.0
+        elif ch in _WIDE:
+            width += 10.0
+        elif ch.isupper() or ch.isdigit() or ch in "−-+#&_~":
+            width += 7.5
+        elif ord(ch) < 0x2E80:
+            width += 6.5 if ch.isascii() else 8.0
+        else:  # CJK and other full-width characters: a square em
+            width += 12.5
+    return 1.1 * width
+
+
+def axis_margins(
+    rows: Sequence[str], cols: Sequence[str], tickangle: float, *, colour_bar: bool = False
+) -> dict[str, int]:
+    """Left and bottom margins (px) that hold these y and x tick labels and the axis titles;
+    right leaves room for a vertical colour bar (about 50-58 px with its numbers). Measured in
+    chromium: left = 60 + the widest y label; bottom = 72 for level x labels, about
+    67 + 0.87 × the widest label at -60°."""
+    widest_x = max((label_px(str(c)) for c in cols), default=0.0)
+    widest_y = max((label_px(str(r)) for r in rows), default=0.0)
+    slant = abs(math.sin(math.radians(tickangle)))
+    # a slanted first x label reaches left of the plot, past the y labels when it is long
+    first_x = label_px(str(cols[0])) * abs(math.cos(math.radians(tickangle))) if slant else 0.0
+    return {
+        "l": math.ceil(max(TICK_GAP + widest_y + 4, first_x + 20)),
+        "b": math.ceil(max(76.0, 70 + slant * widest_x + 4)),
+        "r": 62 if colour_bar else 16,
+    }
+
+
+def feature_labels(n: int, prefix: str = "f") -> list[str]:
+    """Column names for n features: f0, f1, ..."""
+    return [f"{prefix}{i}" for i in range(n)]
+
+
+def head_feature_labels(n_heads: int, d_head: int) -> list[str]:
+    """Column names of the concatenated heads: h0·0, h0·1, h1·0, ... (head · feature)."""
+    return [f"h{h}·{i}" for h in range(n_heads) for i in range(d_head)]
+
+
+def fit_lines(title: str, length: float) -> str:
+    """A title of ours on two lines (split at the space nearest its middle) when one line at
+    14 px would be longer than ``length`` px; plotly cuts what passes the figure's edge."""
+    if label_px(title) * 14 / 12 <= length or " " not in title:
+        return title
+    middle = len(title) / 2
+    cut = min((i for i, ch in enumerate(title) if ch == " "), key=lambda i: abs(i - middle))
+    return f"{title[:cut]}<br>{title[cut + 1 :]}"

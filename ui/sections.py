@@ -1,0 +1,38 @@
+"""Sections built only when open: folded expanders, lazy tabs, and the code beside the numbers."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from functools import cache
+
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+
+def folded(label: str, key: str, icon: str | None = None) -> DeltaGenerator | None:
+    """A closed expander whose content is built only while it is open: None when closed.
+
+    A closed section then costs one element per rerun instead of its tables; opening it reruns
+    the page, which fills it. ``key`` names it in the session (unique across pages).
+    """
+    box = st.expander(label, key=key, icon=icon, on_change="rerun")
+    return box if box.open else None
+
+
+def lazy_tabs(labels: Sequence[str], key: str) -> list[DeltaGenerator | None]:
+    """Tabs that build only the open tab's content: the others come back as None.
+    Choosing a tab reruns the page; ``key`` names the choice in the session."""
+    tabs = st.tabs(list(labels), key=key, on_change="rerun")
+    return [tab if tab.open else None for tab in tabs]
+
+
+@cache
+def _source(fn: Callable[..., object]) -> str:
+    # read once per process: inspect tokenizes the whole file to find a function's end
+    return inspect.getsource(fn)
+
+
+def show_code(*functions: Callable[..., object]) -> None:
+    """The real source of the functions that computed what the page shows."""
+    st.code("\n\n".join(_source(fn) for fn in functions), language="python")

@@ -1,0 +1,128 @@
+"""plotly's wire format: figures as the plain dicts plotly.js reads, sent as plotly.py sends them.
+
+A figure of this app is ``{"data": [trace, ...], "layout": {...}}`` built from plain dicts
+(``fast_figure``); ``show_figure`` lays the chart style under its layout and hands it to
+``st.plotly_chart`` with every numpy array as plotly's typed array, without plotly building
+(and validating, and copying) a figure object.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import zlib
+from typing import Any
+
+import numpy as np
+import streamlit as st
+from plotly.basedatatypes import BaseFigure
+
+from ui.style import PLOT_CONFIG, styled
+
+Spec = dict[str, Any]  # a figure as plotly.js reads it: {"data": [trace, ...], "layout": {...}}
+
+
+def fast_figure(data: list[dict], layout: dict) -> Spec:
+    """A figure as plain dicts, written by a figure builder: ``{"data": data, "layout": layout}``.
+
+    No plotly object is built. plotly's validation, its copies and its JSON clean-up cost
+    2-4 ms a figure, most of a rerun on a page of heatmaps; ``show_figure`` sends these
+    dicts as the JSON plotly itself would send. The dicts must be what plotly.js reads:
+    explicit colour scales, nested titles, no None. Arrays may stay numpy arrays.
+    """
+    return {"data": data, "layout": layout}
+
+
+# plotly.js typed arrays: how plotly.py sends a numeric numpy array (base64 of its bytes)
+_TYPED_ARRAYS = {
+    "int8": "i1",
+    "uint8": "u1",
+    "int16": "i2",
+    "uint16": "u2",
+    "int32": "i4",
+    "uint32": "u4",
+    "float32": "f4",
+    "float64": "f8",
+}
+_NOT_TYPED = frozenset({"geojson", "layer", "layers", "range"})  # keys plotly.py sends as lists
+_JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _plain(value: Any) -> Any:
+    """JSON-ready: numpy arrays and scalars as lists and Python numbers."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _typed_array(v: np.ndarray) -> Any:
+    """A numpy array as plotly.py 6 sends it: ``{"dtype", "bdata", "shape"}`` for numbers
+    (64-bit integers narrowed when they fit, as plotly does), a list otherwise."""
+    if v.size == 0:
+        return v.tolist()
+    if v.dtype.kind in "iu" and v.dtype.itemsize == 8:
+        signed = v.dtype.kind == "i"
+        low, high = int(v.min()), int(v.max())
+        for bits in (8, 16, 32):
+            lo, hi = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if signed else (0, 2**bits - 1)
+            if lo <= low and high <= hi:
+                v = v.astype(f"{'' if signed else 'u'}int{bits}")
+                break
+    code = _TYPED_ARRAYS.get(str(v.dtype))
+    if code is None:
+        return v.tolist()
+    out = {"dtype": code, "bdata": base64.b64encode(np.ascontiguousarray(v)).decode("ascii")}
+    if v.ndim > 1:
+        out["shape"] = str(v.shape)[1:-1]
+    return out
+
+
+def _wire(value: Any) -> Any:
+    """A copy of a figure's dicts with every array as plotly.py would send it."""
+    if isinstance(value, dict):
+        return {
+            k: _plain(v)
+            if k in _NOT_TYPED
+            else _typed_array(v)
+            if isinstance(v, np.ndarray)
+            else _wire(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list | tuple):
+        if _JSON_SCALARS.issuperset(map(type, value)):
+            return value  # already what JSON holds: sent as it is, not copied
+        return [_wire(v) if isinstance(v, dict | list | tuple) else _plain(v) for v in value]
+    return _plain(value)
+
+
+class _Sendable(BaseFigure):
+    """A finished figure for ``st.plotly_chart``, which reads a plotly figure through
+    ``to_dict()``: the dict is the one plotly would build, without plotly building it.
+
+    No template: the layout holds the whole style (``styled``). ``datarevision`` is a digest of
+    the traces, so plotly.js compares it instead of every array when Streamlit hands it the same
+    figure a second time, and draws the chart once."""
+
+    def __init__(self, spec: Spec) -> None:  # no BaseFigure.__init__: nothing to validate
+        data = _wire(spec["data"])
+        layout = _wire(styled(spec["layout"]))
+        layout["datarevision"] = zlib.crc32(json.dumps(data, separators=(",", ":")).encode())
+        self._sent = {"data": data, "layout": layout}
+
+    def to_dict(self) -> dict:
+        return self._sent
+
+    def __repr__(self) -> str:
+        return f"_Sendable({len(self._sent['data'])} traces)"
+
+
+def show_figure(fig: Spec, key: str) -> None:
+    """Draw a figure of ``fast_figure`` at the container's width, in the chart style (``styled``).
+    The page shows CHART_CSS once (``ui.frame`` does), for the dark theme's colours."""
+    st.plotly_chart(_Sendable(fig), key=key, config=PLOT_CONFIG, width="stretch", theme=None)
