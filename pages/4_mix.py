@@ -13,9 +13,18 @@ from ui.sections import folded, show_code
 from ui.tables import matrix_table, table_of
 from ui.text import md_escape, translator
 from ui.text.mix import TEXT
+from ui.url_values import IntRange, Sizes
 from ui.wire import show_figure
 
-s = frame("page_mix", extra_keys=("token",))
+
+def last_token(sizes: Sizes) -> int:
+    return sizes.n_tokens - 1
+
+
+# the followed token's position (an int, so the URL holds ?token=2): the last token by default,
+# and in place of a position the sentence does not have (a bad link, a shorter sentence)
+TOKEN = IntRange("token", 0, last_token, default=last_token, message=(TEXT, "reset"))
+s = frame("page_mix", values=(TOKEN,))
 t = translator(TEXT, s.lang)
 head, labels, d_head = s.lab.trace.heads[s.head], s.lab.labels, s.cfg.d_head
 v_cols, z_cols = feature_labels(d_head, "v"), feature_labels(d_head, "z")
@@ -59,19 +68,8 @@ with right:
     matrix_table(head.z, labels, z_cols, name="Z", key=f"z_h{s.head}")
 
 st.subheader(t("follow_head"), anchor=False)
-# the picker stores the token's position (an int, so the URL holds ?token=2); a position the
-# current sentence does not have (a shorter sentence, a bad link) falls back to the last token
-ss = st.session_state
 positions = list(range(len(labels)))
 last = positions[-1]
-stale = ss.get("token") if ss.get("token") not in (None, *positions) else None
-if stale is not None:
-    ss["token"] = last
-raw = st.query_params.get("token")
-if stale is None and raw is not None and raw not in map(str, positions):
-    stale = md_escape(raw[:20])  # the widget ignores it and starts on its default, the last token
-if stale is not None:
-    st.info(t("reset", old=stale, t=len(labels), last=last, i=last), icon=":material/info:")
 pick_col, label_col = st.columns([1, 2], vertical_alignment="bottom")
 i = pick_col.selectbox(
     t("token_pick"),

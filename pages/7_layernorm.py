@@ -12,12 +12,13 @@ from ui.grids import heatmap_grid
 from ui.labels import feature_labels
 from ui.sections import folded, show_code
 from ui.tables import matrix_table, table_of
-from ui.text import md_escape, translator
+from ui.text import translator
 from ui.text.layernorm import TEXT
+from ui.url_values import Choice
 from ui.wire import show_figure
 
 EPS_OPTIONS = [1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0]
-EPS_DEFAULT = 1e-5  # the chapter's value
+EPS_DEFAULT = llm.LN_EPS  # the chapter's value
 
 
 def eps_label(eps: float) -> str:
@@ -25,7 +26,8 @@ def eps_label(eps: float) -> str:
     return f"{eps:g}"
 
 
-s = frame("page_layernorm", extra_keys=("eps",))
+EPS = Choice("eps", EPS_OPTIONS, default=EPS_DEFAULT, format=eps_label, message=(TEXT, "bad_eps"))
+s = frame("page_layernorm", values=(EPS,))
 t = translator(TEXT, s.lang)
 x, attn_out, labels, cfg = s.lab.x, s.lab.trace.attn_out, s.lab.labels, s.cfg
 n_tokens = len(labels)
@@ -39,18 +41,6 @@ st.markdown(f"- {t('reason_gradient')}\n- {t('reason_drift')}")
 st.write(t("residual"))
 st.write(t("layernorm"))
 
-raw_eps = st.query_params.get("eps")
-if raw_eps is not None and raw_eps not in map(eps_label, EPS_OPTIONS):
-    # the bound slider drops a value it does not offer; say so, as the frame does for its own
-    st.warning(
-        t(
-            "bad_eps",
-            value=md_escape(raw_eps[:40]),
-            options=", ".join(map(eps_label, EPS_OPTIONS)),
-            used=eps_label(EPS_DEFAULT),
-        ),
-        icon=":material/warning:",
-    )
 eps = st.select_slider(
     t("eps"),
     options=EPS_OPTIONS,

@@ -256,7 +256,7 @@ def test_mix_token_out_of_range_falls_back_to_the_last_token(token: str) -> None
     at = opened("mix", {"token": token})
     assert not at.exception
     assert at.session_state["token"] == 4
-    assert any(token.lstrip("-") in i.value for i in at.main.info)
+    assert any(token.lstrip("-") in w.value for w in at.main.warning)
     _, _, contributions, _ = tables(at)
     assert contributions.shape == (5, 2)
 

@@ -2,14 +2,15 @@
 
 Every control has a key, is bound to the URL (``bind="query-params"``) and persists for the session,
 so a copied link reproduces the exact numbers and the values hold across pages. A bad value in the
-URL is replaced by a valid one and the page says which and why.
+URL is replaced by a valid one and the page says which and why. A page's own URL values are
+declared to the frame (``ui.url_values``) and repaired the same way.
 """
 
 from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
@@ -19,21 +20,18 @@ from llm.exercises import BY_PAGE, CELLS
 from ui.compute import Lab, compute_lab
 from ui.exercise import solved
 from ui.style import CHART_CSS
-from ui.text import LANGS, md_escape, pick, translator
+from ui.text import LANGS, pick, translator
 from ui.text.common import TEXT
 from ui.text.exercise import TEXT as TURN_TEXT
+from ui.url_check import (
+    D_MODEL_MAX,
+    DEFAULT_TEXT,
+    check_url,
+    default_heads,
+    page_values,
+)
+from ui.url_values import Sizes, Value
 
-DEFAULT_TEXT = "the cat sat on mat"
-D_MODEL_MAX = 64  # the slider's top: 64 features still fit a readable table
-DEFAULTS: dict[str, object] = {
-    "text": DEFAULT_TEXT,
-    "d_model": 8,
-    "n_heads": 4,
-    "seed": 0,
-    "causal": True,
-    "embeddings": "seeded",
-    "head": 0,
-}
 PRESETS: dict[str, dict[str, object]] = {
     "chapter8": {"d_model": 4, "n_heads": 1, "embeddings": "handmade", "seed": 0, "causal": True},
     "chapter9": {"d_model": 8, "n_heads": 4, "embeddings": "seeded", "seed": 0, "causal": True},
@@ -50,7 +48,6 @@ PAGES: list[tuple[str, str, str | None]] = [
     ("pages/7_layernorm.py", "page_layernorm", "chapter9"),
     ("pages/8_code.py", "page_code", "chapter9"),
 ]
-SHARED_KEYS = ("text", "d_model", "n_heads", "seed", "causal", "embeddings", "head", "lang")
 
 
 @dataclass(frozen=True)
@@ -62,6 +59,12 @@ class Settings:
     causal: bool
     head: int  # the head shown where one is shown, from 0
     lab: Lab
+    phone: bool = False  # the browser says it is a phone: figures stack instead of side by side
+    values: dict[str, object] = field(default_factory=dict)  # the page's own URL values, valid
+
+    def value(self, name: str) -> object:
+        """A page URL value declared to ``frame(..., values=...)``, repaired."""
+        return self.values[name]
 
     @property
     def cfg(self) -> llm.AttentionConfig:
@@ -87,11 +90,13 @@ def on_a_phone() -> bool:
     return "Mobi" in agent
 
 
-def frame(page: str, extra_keys: tuple[str, ...] = ()) -> Settings:
+def frame(page: str, values: tuple[Value, ...] = ()) -> Settings:
     """Set up the page, draw the sidebar, check the URL and compute the trace.
 
-    ``page`` is the page's text key (``"page_qkv"``, ..., ``"home"``); ``extra_keys`` are the URL
-    parameters the page itself owns (they are not reported as unknown).
+    ``page`` is the page's text key (``"page_qkv"``, ..., ``"home"``); ``values`` declares the URL
+    values the page itself owns (``ui.url_values``: ``IntRange``, ``FloatRange``, ``Choice``,
+    ``Flag``): a bad one is replaced by its default and reported with the shared ones, and the
+    page reads the valid value as ``s.value(name)``.
     """
     st.set_page_config(page_title="Attention Lab", page_icon="🔎", layout="wide")
     st.html(CHART_CSS)  # the charts' text colours in the light and the dark theme
@@ -100,9 +105,7 @@ def frame(page: str, extra_keys: tuple[str, ...] = ()) -> Settings:
         # first run of a visit: the URL seeds the widgets; bad values are fixed on the next run,
         # when session state (no longer the URL) decides, so the corrected values reach the URL
         ss["_url_checked"] = True
-        fixes, ss["_url_messages"] = _check_url(
-            _raw_lang() or _browser_lang(), set(SHARED_KEYS) | set(extra_keys)
-        )
+        fixes, ss["_url_messages"] = check_url(_raw_lang() or _browser_lang(), values)
         if fixes:
             ss["_url_fixes"] = fixes
     elif "_url_fixes" in ss:
@@ -142,7 +145,16 @@ def frame(page: str, extra_keys: tuple[str, ...] = ()) -> Settings:
         )
     )
     st.sidebar.caption(t("share"))
-    return Settings(lang=lang, text=text, causal=causal, head=head, lab=lab)
+    sizes = Sizes(n_tokens=len(lab.tokens), d_model=cfg.d_model, n_heads=cfg.n_heads)
+    return Settings(
+        lang=lang,
+        text=text,
+        causal=causal,
+        head=head,
+        lab=lab,
+        phone=on_a_phone(),
+        values=page_values(values, sizes, lang),
+    )
 
 
 def _raw_lang() -> str | None:
@@ -248,105 +260,3 @@ def _controls(t: Callable[..., str]) -> tuple[str, llm.AttentionConfig, bool, in
         d_model=d_model, n_heads=n_heads, seed=int(seed), embeddings=embeddings
     )
     return text, cfg, causal, head
-
-
-def default_heads(d_model: int) -> int:
-    """The head count a d_model starts with: 4 when it divides d_model, else the largest divisor
-    below 4 (so a URL without ``n_heads`` always means this value)."""
-    return max(h for h in llm.divisors(d_model) if h <= 4)
-
-
-def _parse_int(key: str, raw: str, low: int, high: int, used: int, t: Callable[..., str]):
-    """(value, None) for a whole number in [low, high], else (None, message)."""
-    try:
-        value = int(raw.strip())
-    except ValueError:
-        return None, t("bad_int", key=key, value=_short(raw), used=used)
-    if not low <= value <= high:
-        return None, t("bad_range", key=key, value=value, low=low, high=high, used=used)
-    return value, None
-
-
-def _short(raw: str, limit: int = 40) -> str:
-    """A raw URL value cut to a readable length for a message (shown as text, never HTML)."""
-    return md_escape(raw if len(raw) <= limit else raw[:limit] + "…")
-
-
-def _check_url(lang: str, known: set[str]) -> tuple[dict[str, object], list[str]]:
-    """Check the raw URL values of a first visit: (corrected values, one message per fix).
-
-    A corrected value is the widget's default wherever possible, so that the URL without that
-    parameter and the page show the same numbers.
-    """
-    t = translator(TEXT, lang)
-    raw = st.query_params.to_dict()
-    fixes: dict[str, object] = {}
-    messages: list[str] = []
-
-    def fix(key: str, value: object, message: str) -> None:
-        fixes[key] = value
-        messages.append(message)
-
-    for key in sorted(set(raw) - known):
-        messages.append(t("bad_unknown", key=_short(key)))
-        del st.query_params[key]
-
-    d_model = DEFAULTS["d_model"]
-    if "d_model" in raw:
-        value, message = _parse_int("d_model", raw["d_model"], 2, D_MODEL_MAX, d_model, t)
-        if message:
-            fix("d_model", d_model, message)
-        else:
-            d_model = value
-    n_heads = default_heads(d_model)
-    if "n_heads" in raw:
-        value, message = _parse_int("n_heads", raw["n_heads"], 1, llm.MAX_HEADS, n_heads, t)
-        if message:
-            fix("n_heads", n_heads, message)
-        elif d_model % value:
-            options = ", ".join(map(str, llm.divisors(d_model)))
-            fix(
-                "n_heads",
-                n_heads,
-                t("bad_heads", value=value, d_model=d_model, options=options, used=n_heads),
-            )
-        else:
-            n_heads = value
-    if "head" in raw:
-        value, message = _parse_int("head", raw["head"], 0, llm.MAX_HEADS - 1, 0, t)
-        if message:
-            fix("head", 0, message)
-        elif value >= n_heads:
-            fix("head", 0, t("bad_head", value=value, n_heads=n_heads, used=0))
-    if "seed" in raw:
-        value, message = _parse_int("seed", raw["seed"], 0, llm.MAX_SEED, 0, t)
-        if message:
-            fix("seed", 0, message)
-    for key, options in (
-        ("causal", ("true", "false")),
-        ("lang", LANGS),
-        ("embeddings", llm.EMBEDDINGS),
-    ):
-        if key in raw and raw[key] not in options:
-            used = {"causal": "true", "lang": lang, "embeddings": "seeded"}[key]
-            value = {"causal": True, "lang": lang, "embeddings": "seeded"}[key]
-            fix(
-                key,
-                value,
-                t(
-                    "bad_choice",
-                    key=key,
-                    value=_short(raw[key]),
-                    options=", ".join(options),
-                    used=used,
-                ),
-            )
-    if raw.get("embeddings") == "handmade" and d_model != llm.HANDMADE_D_MODEL:
-        fix("embeddings", "seeded", t("bad_handmade", value=d_model))
-    if "text" in raw:
-        try:
-            llm.tokenize(raw["text"])
-        except llm.LabError as err:
-            why = pick(TEXT, lang, f"err_{err.code}", **err.params)
-            fix("text", DEFAULT_TEXT, t("bad_text", why=why.rstrip("."), used=DEFAULT_TEXT))
-    return fixes, messages

@@ -39,6 +39,7 @@ TEXT = {
         "fixed_title": "Some settings were changed to valid ones:",
         "bad_int": "**{key}** = “{value}” is not a whole number; using {used}.",
         "bad_range": "**{key}** = {value} is outside {low}–{high}; using {used}.",
+        "bad_number": "**{key}** = “{value}” is not a finite number; using {used}.",
         "bad_choice": "**{key}** = “{value}” is not one of {options}; using {used}.",
         "bad_heads": "{value} heads do not divide d_model {d_model} (possible: {options}); using {used}.",
         "bad_head": "head {value} does not exist with {n_heads} heads; showing head {used}.",
@@ -92,6 +93,7 @@ TEXT = {
         "fixed_title": "Certains réglages ont été remplacés par des valeurs valides :",
         "bad_int": "**{key}** = « {value} » n’est pas un nombre entier ; on prend {used}.",
         "bad_range": "**{key}** = {value} sort de {low}–{high} ; on prend {used}.",
+        "bad_number": "**{key}** = « {value} » n’est pas un nombre fini ; on prend {used}.",
         "bad_choice": "**{key}** = « {value} » n’est pas parmi {options} ; on prend {used}.",
         "bad_heads": "{value} têtes ne divisent pas d_model {d_model} (possibles : {options}) ; "
         "on prend {used}.",

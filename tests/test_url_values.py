@@ -1,0 +1,190 @@
+"""A page's own URL values: the declarations alone, then repaired and reported by the frame."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ui.text import md_escape
+from ui.url_values import Choice, Flag, FloatRange, IntRange, Refused, Sizes
+
+SIZES = Sizes(n_tokens=5, d_model=8, n_heads=4)
+MIX = "../pages/4_mix.py"
+LAYERNORM = "../pages/7_layernorm.py"
+
+
+def last_token(sizes: Sizes) -> int:
+    return sizes.n_tokens - 1
+
+
+TOKEN = IntRange("token", 0, last_token, default=last_token)
+TEMPERATURE = FloatRange("temperature", 0.05, 20.0, default=1.0)
+EPS = Choice("eps", [1e-5, 1e-3, 1.0], default=1e-5, format=lambda v: f"{v:g}")
+
+
+def refusal(value, raw: str, sizes: Sizes = SIZES) -> tuple[str, dict]:
+    with pytest.raises(Refused) as caught:
+        value.parse(raw, sizes)
+    return caught.value.code, caught.value.fields
+
+
+def test_int_range_follows_the_sentence() -> None:
+    assert TOKEN.parse(" 3 ", SIZES) == 3
+    assert TOKEN.default_for(SIZES) == 4
+    assert refusal(TOKEN, "two") == ("bad_int", {"value": "two"})
+    assert refusal(TOKEN, "5") == ("bad_range", {"value": 5, "low": 0, "high": 4})
+    assert refusal(TOKEN, "-1") == ("bad_range", {"value": -1, "low": 0, "high": 4})
+    two_tokens = Sizes(n_tokens=2, d_model=8, n_heads=4)
+    assert refusal(TOKEN, "3", two_tokens)[1]["high"] == 1
+    assert TOKEN.allows(1, two_tokens) and not TOKEN.allows(4, two_tokens)
+
+
+def test_float_range_refuses_nan_infinities_and_out_of_range() -> None:
+    assert TEMPERATURE.parse("0.5", SIZES) == 0.5
+    assert TEMPERATURE.parse("20", SIZES) == 20.0
+    for raw in ("abc", "nan", "inf", "-inf", ""):
+        assert refusal(TEMPERATURE, raw)[0] == "bad_number", raw
+    for raw in ("0", "-1", "1e9", "0.049"):
+        assert refusal(TEMPERATURE, raw) == (
+            "bad_range",
+            {"value": md_escape(raw), "low": "0.05", "high": "20"},
+        )
+    assert TEMPERATURE.label(0.2) == "0.2" and not TEMPERATURE.allows(math.nan, SIZES)
+
+
+def test_choice_reads_the_widget_spelling() -> None:
+    assert EPS.parse("1e-05", SIZES) == 1e-5
+    assert EPS.parse("0.001", SIZES) == 1e-3
+    # 1e-3 is the same number, but the slider writes 0.001: the URL spelling is what counts
+    assert refusal(EPS, "1e-3") == ("bad_choice", {"value": r"1e\-3", "options": "1e-05, 0.001, 1"})
+    scale = Flag("scale", default=True)
+    assert scale.parse("false", SIZES) is False and scale.parse("true", SIZES) is True
+    assert refusal(scale, "maybe") == ("bad_choice", {"value": "maybe", "options": "true, false"})
+    # markup in a value is escaped before any message shows it
+    assert refusal(scale, "[x](y)")[1]["value"] == r"\[x\]\(y\)"
+
+
+def opened(path: str, **params: str) -> AppTest:
+    at = AppTest.from_file(path, default_timeout=30)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def warning_text(at: AppTest) -> str:
+    return "\n".join(w.value for w in at.warning)
+
+
+@pytest.mark.parametrize(
+    ("lang", "raw", "expected"),
+    [
+        ("en", "two", "**token** = “two” is not a whole number; using 4."),
+        ("fr", "two", "**token** = « two » n’est pas un nombre entier ; on prend 4."),
+        (
+            "en",
+            "9",
+            "Token 9 does not exist in this sentence (5 tokens, positions 0 to 4); "
+            "following token 4 instead.",
+        ),
+        (
+            "fr",
+            "9",
+            "Le token 9 n’existe pas dans cette phrase (5 tokens, positions 0 à 4) ; "
+            "on suit le token 4 à la place.",
+        ),
+    ],
+)
+def test_bad_token_is_reported_with_the_shared_settings(lang: str, raw: str, expected: str) -> None:
+    at = opened(MIX, lang=lang, token=raw, d_model="abc")
+    (warning,) = at.warning  # one box for the shared setting and the page's own value
+    title = "Some settings were changed" if lang == "en" else "Certains réglages ont été remplacés"
+    assert warning.value.startswith(title)
+    assert f"- {expected}" in warning.value.splitlines()
+    assert "d_model" in warning.value
+    assert at.session_state["token"] == 4 and at.session_state["d_model"] == 8
+    assert "token" not in at.query_params  # the default, so the link drops it
+    assert at.selectbox(key="token").value == 4
+
+
+def test_token_range_is_the_repaired_sentence() -> None:
+    two = opened(MIX, text="the cat", token="3")
+    assert "positions 0 to 1); following token 1 instead" in warning_text(two)
+    assert two.session_state["token"] == 1
+    ok = opened(MIX, text="the cat", token="0")
+    assert not ok.warning and ok.session_state["token"] == 0
+    assert ok.query_params["token"] == ["0"] or ok.query_params["token"] == "0"
+    # an empty sentence is replaced by the 5-token default first, so token 4 exists again
+    empty = opened(MIX, text="", token="4")
+    assert "The sentence is empty" in warning_text(empty)
+    assert "Token 4" not in warning_text(empty)
+    assert empty.session_state["token"] == 4
+
+
+def test_token_left_behind_by_a_shorter_sentence_says_so_once() -> None:
+    at = opened(MIX, lang="fr", token="3")
+    at.text_input(key="text").set_value("le chat").run()
+    (info,) = at.main.info
+    assert info.value.startswith("Le token 3 n’existe pas dans cette phrase (2 tokens")
+    assert at.session_state["token"] == 1
+    at.run()
+    assert not at.main.info
+
+
+def test_eps_is_declared_on_page_7_only() -> None:
+    at = opened(LAYERNORM, lang="fr", eps="banana")
+    (warning,) = at.warning
+    assert "**eps** = « banana » n’est pas parmi les valeurs proposées" in warning.value
+    assert warning.value.rstrip().endswith("on prend 1e-05.")
+    assert at.select_slider(key="eps").value == 1e-5
+    assert not opened(LAYERNORM, eps="0.001").warning
+    on_mix = opened(MIX, eps="0.001")  # page 4 declares no eps: an unknown setting there
+    assert "**eps** is not a setting of this lab" in warning_text(on_mix)
+
+
+def _what_if_page() -> None:
+    """A page with a temperature slider and a scale switch, declared as a page declares them."""
+    import streamlit as st
+
+    from ui.frame import frame
+    from ui.url_values import Flag, FloatRange
+
+    s = frame(
+        "page_softmax",
+        values=(
+            FloatRange("temperature", 0.05, 20.0, default=1.0),
+            Flag("scale", default=True),
+        ),
+    )
+    bound = {"bind": "query-params", "persist_state": "session"}
+    tau = st.slider("τ", 0.05, 20.0, value=1.0, key="temperature", **bound)
+    scale = st.toggle("√d_k", value=True, key="scale", **bound)
+    st.text(f"{s.value('temperature')} {s.value('scale')} {tau} {scale}")
+
+
+@pytest.mark.parametrize(
+    ("params", "fragments", "shown"),
+    [
+        ({"temperature": "0.5", "scale": "false"}, [], "0.5 False 0.5 False"),
+        ({"temperature": "1e9"}, ["**temperature** = 1e9 is outside 0.05–20; using 1."], "1.0"),
+        ({"temperature": "nan"}, ["“nan” is not a finite number; using 1."], "1.0"),
+        ({"temperature": "0"}, ["= 0 is outside 0.05–20"], "1.0"),
+        ({"scale": "maybe"}, ["**scale** = “maybe” is not one of true, false; using true."], ""),
+    ],
+)
+def test_float_and_flag_values_through_the_frame(params, fragments, shown) -> None:
+    at = AppTest.from_function(_what_if_page, default_timeout=30)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    for fragment in fragments:
+        assert fragment in warning_text(at)
+    if not fragments:
+        assert not at.warning
+    (text,) = at.text
+    assert text.value.startswith(shown)
+    assert at.slider(key="temperature").value == float(text.value.split()[2])

@@ -1,0 +1,175 @@
+"""The URL's repair: the shared settings' limits, and a first visit's values checked against them.
+
+A corrected value is the widget's default wherever possible, so that the URL without that
+parameter and the page show the same numbers. A page's own values (``ui.url_values``) are checked
+here too, against the repaired shared ones (a token position against the sentence's length).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import streamlit as st
+
+import llm
+from ui.text import LANGS, pick, translator
+from ui.text.common import TEXT
+from ui.url_values import Refused, Sizes, Value, short
+
+DEFAULT_TEXT = "the cat sat on mat"
+D_MODEL_MAX = 64  # the slider's top: 64 features still fit a readable table
+DEFAULTS: dict[str, object] = {
+    "text": DEFAULT_TEXT,
+    "d_model": 8,
+    "n_heads": 4,
+    "seed": 0,
+    "causal": True,
+    "embeddings": "seeded",
+    "head": 0,
+}
+SHARED_KEYS = ("text", "d_model", "n_heads", "seed", "causal", "embeddings", "head", "lang")
+
+
+def default_heads(d_model: int) -> int:
+    """The head count a d_model starts with: 4 when it divides d_model, else the largest divisor
+    below 4 (so a URL without ``n_heads`` always means this value)."""
+    return max(h for h in llm.divisors(d_model) if h <= 4)
+
+
+def parse_int(key: str, raw: str, low: int, high: int, used: int, t: Callable[..., str]):
+    """(value, None) for a whole number in [low, high], else (None, message)."""
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        return None, t("bad_int", key=key, value=short(raw), used=used)
+    if not low <= value <= high:
+        return None, t("bad_range", key=key, value=value, low=low, high=high, used=used)
+    return value, None
+
+
+def refusal(value: Value, refused: Refused, sizes: Sizes, lang: str) -> str:
+    """The message for a refused page value: its own message if declared, else the frame's."""
+    used = value.label(value.default_for(sizes))
+    fields = value.fields(sizes) | refused.fields
+    fields |= {"key": value.name, "used": used, "n_tokens": sizes.n_tokens}
+    if value.message is not None and refused.code in ("bad_range", "bad_choice"):
+        table, name = value.message
+        return pick(table, lang, name, **fields)
+    return pick(TEXT, lang, refused.code, **fields)
+
+
+def page_values(values: tuple[Value, ...], sizes: Sizes, lang: str) -> dict[str, object]:
+    """The page's values from the session, each still valid: a range that follows the sentence
+    can leave a value behind, which falls back to its default with a note."""
+    ss = st.session_state
+    current: dict[str, object] = {}
+    for value in values:
+        default = value.default_for(sizes)
+        if value.name in ss:
+            old = ss[value.name]
+        else:  # the widget has not run yet: it will start on the link's value (checked before)
+            try:
+                old = value.parse(st.query_params.get(value.name, ""), sizes)
+            except Refused:
+                old = default
+        try:
+            if value.parse(value.label(old), sizes) != old:
+                raise Refused("bad_choice", value=short(value.label(old)), **value.fields(sizes))
+        except Refused as refused:
+            st.info(refusal(value, refused, sizes, lang), icon=":material/info:")
+            ss[value.name] = old = default
+        current[value.name] = old
+    return current
+
+
+def check_url(lang: str, values: tuple[Value, ...]) -> tuple[dict[str, object], list[str]]:
+    """Check the raw URL values of a first visit: (corrected values, one message per fix).
+
+    A corrected value is the widget's default wherever possible, so that the URL without that
+    parameter and the page show the same numbers.
+    """
+    t = translator(TEXT, lang)
+    raw = st.query_params.to_dict()
+    fixes: dict[str, object] = {}
+    messages: list[str] = []
+
+    def fix(key: str, value: object, message: str) -> None:
+        fixes[key] = value
+        messages.append(message)
+
+    for key in sorted(set(raw) - set(SHARED_KEYS) - {value.name for value in values}):
+        messages.append(t("bad_unknown", key=short(key)))
+        del st.query_params[key]
+
+    d_model = DEFAULTS["d_model"]
+    if "d_model" in raw:
+        value, message = parse_int("d_model", raw["d_model"], 2, D_MODEL_MAX, d_model, t)
+        if message:
+            fix("d_model", d_model, message)
+        else:
+            d_model = value
+    n_heads = default_heads(d_model)
+    if "n_heads" in raw:
+        value, message = parse_int("n_heads", raw["n_heads"], 1, llm.MAX_HEADS, n_heads, t)
+        if message:
+            fix("n_heads", n_heads, message)
+        elif d_model % value:
+            options = ", ".join(map(str, llm.divisors(d_model)))
+            fix(
+                "n_heads",
+                n_heads,
+                t("bad_heads", value=value, d_model=d_model, options=options, used=n_heads),
+            )
+        else:
+            n_heads = value
+    if "head" in raw:
+        value, message = parse_int("head", raw["head"], 0, llm.MAX_HEADS - 1, 0, t)
+        if message:
+            fix("head", 0, message)
+        elif value >= n_heads:
+            fix("head", 0, t("bad_head", value=value, n_heads=n_heads, used=0))
+    if "seed" in raw:
+        value, message = parse_int("seed", raw["seed"], 0, llm.MAX_SEED, 0, t)
+        if message:
+            fix("seed", 0, message)
+    for key, options in (
+        ("causal", ("true", "false")),
+        ("lang", LANGS),
+        ("embeddings", llm.EMBEDDINGS),
+    ):
+        if key in raw and raw[key] not in options:
+            used = {"causal": "true", "lang": lang, "embeddings": "seeded"}[key]
+            value = {"causal": True, "lang": lang, "embeddings": "seeded"}[key]
+            fix(
+                key,
+                value,
+                t(
+                    "bad_choice",
+                    key=key,
+                    value=short(raw[key]),
+                    options=", ".join(options),
+                    used=used,
+                ),
+            )
+    if raw.get("embeddings") == "handmade" and d_model != llm.HANDMADE_D_MODEL:
+        fix("embeddings", "seeded", t("bad_handmade", value=d_model))
+    text = raw.get("text", DEFAULT_TEXT)
+    try:
+        n_tokens = len(llm.tokenize(text))
+    except llm.LabError as err:
+        why = pick(TEXT, lang, f"err_{err.code}", **err.params)
+        fix("text", DEFAULT_TEXT, t("bad_text", why=why.rstrip("."), used=DEFAULT_TEXT))
+        n_tokens = len(llm.tokenize(DEFAULT_TEXT))
+
+    # the page's own values, checked against the repaired shared ones (a token position
+    # against the sentence's length); a refused one leaves the URL now, so that its widget
+    # starts on the default instead of reading the bad value when it first appears
+    sizes = Sizes(n_tokens=n_tokens, d_model=d_model, n_heads=n_heads)
+    for value in values:
+        if value.name in raw:
+            try:
+                value.parse(raw[value.name], sizes)
+            except Refused as refused:
+                fix(value.name, value.default_for(sizes), refusal(value, refused, sizes, lang))
+                del st.query_params[value.name]
+    return fixes, messages
