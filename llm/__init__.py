@@ -3,8 +3,10 @@
 - ``llm.attention`` — chapter 8's readable list-of-lists attention (dot, softmax, matmul, ...).
 - ``llm.nn``        — chapter 9's readable helpers (add, layer_norm, combine_heads, entropy, ...).
 - ``llm.engine``    — the vectorized numpy engine the app runs, with a trace of every step.
+- ``llm.readable``  — the readable code behind the engine's interface: same calls, a trace of lists.
 - ``llm.analysis``  — what the pages read off a trace: entropy ceilings, sharpness, asymmetry.
 - ``llm.backward``  — the gradients of attention and LayerNorm, by the chain rule.
+- ``llm.depth``     — the sublayer stacked 1 to 24 times in four ways, measured at init.
 - ``llm.config``    — ``AttentionConfig`` and its checks.
 - ``llm.data``      — tokens, embeddings and seeded weights.
 - ``llm.compare``   — runs both implementations and reports their largest differences.
@@ -57,6 +59,14 @@ from llm.data import (
     tokenize,
     unknown_handmade,
 )
+from llm.depth import (
+    MAX_LAYERS,
+    VARIANTS,
+    DepthStack,
+    depth_stack,
+    mean_cosine,
+    rank_one_distance,
+)
 from llm.engine import (
     HeadTrace,
     Trace,
@@ -83,13 +93,16 @@ __all__ = [
     "MAX_CHARS",
     "MAX_D_MODEL",
     "MAX_HEADS",
+    "MAX_LAYERS",
     "MAX_SEED",
     "MAX_TEMPERATURE",
     "MAX_TOKENS",
     "MIN_TEMPERATURE",
     "QK_GAIN",
+    "VARIANTS",
     "AttentionConfig",
     "AttentionGrads",
+    "DepthStack",
     "HeadTrace",
     "LabError",
     "Params",
@@ -102,6 +115,7 @@ __all__ = [
     "check_temperature",
     "classify_head",
     "column_sums",
+    "depth_stack",
     "divisors",
     "embed",
     "head_entropy",
@@ -112,8 +126,10 @@ __all__ = [
     "max_abs_diff",
     "max_head_entropy",
     "max_row_entropy",
+    "mean_cosine",
     "most_asymmetric_pair",
     "multi_head_attention",
+    "rank_one_distance",
     "residual_layer_norm",
     "row_entropy",
     "row_stats",
