@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
 import llm
+from ui.text import num
 
 HOME = "../app.py"
 PAGE = "../pages/3_softmax.py"
@@ -189,3 +192,10 @@ def test_home_lists_tokens_and_shapes() -> None:
     steps = at.dataframe[1].value
     assert "3 × [6 × 4]" in list(steps.iloc[:, 2])
     assert "[6 × 12]" in list(steps.iloc[:, 2])
+
+
+def test_numbers_in_french_prose_take_the_decimal_comma() -> None:
+    assert num(math.log(5), 2, "fr") == "1,61" and num(math.log(5), 2, "en") == "1.61"
+    assert num(-2.8e-17, 1, "fr", "e") == "-2,8e-17"
+    assert num(1e-5, 3, "fr", "g") == "1e-05" and num(0.05, 3, "fr", "g") == "0,05"
+    assert num(4.0, 0, "fr") == "4"

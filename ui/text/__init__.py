@@ -18,6 +18,16 @@ def translator(table: dict[str, dict[str, str]], lang: str) -> Callable[..., str
     return lambda name, /, **values: pick(table, lang, name, **values)
 
 
+def num(x: float, digits: int, lang: str, kind: str = "f") -> str:
+    """A number for prose in ``lang``: ``digits`` decimals (``kind`` "f"), or significant digits
+    ("g"), or a mantissa's decimals ("e"); French writes the decimal comma, as the chapters do.
+
+    ``num(1.609, 2, "fr") == "1,61"``, ``num(2.8e-17, 1, "fr", "e") == "2,8e-17"``.
+    """
+    text = f"{x:.{digits}{kind}}"
+    return text.replace(".", ",") if lang == "fr" else text
+
+
 _MD_SPECIAL = frozenset("\\`*_{}[]()#+-.!|<>~$:&=\"'")
 
 
