@@ -10,20 +10,40 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# one process per core this script may use: a container's CPU quota (cgroup v2 cpu.max) when it
-# has one, else the machine's cores; no more than its memory holds at 250 MB a process (cgroup
-# v2 memory.max, else the machine's memory; a process peaks near 200 MB with 100 students); at
-# least 1 and at most 4. CGROUP names another folder to read the limits from.
+# one process per core this script may use: a container's CPU quota when it has one, else the
+# machine's cores; no more than its memory holds at 250 MB a process (a container's memory limit
+# when it has one, else the machine's memory; a process peaks near 200 MB with 100 students); at
+# least 1 and at most 4. The limits come from cgroup v2 (cpu.max, memory.max) or, on a cgroup v1
+# host, from its cpu and memory controllers (cpu.cfs_quota_us over cpu.cfs_period_us, -1 for none;
+# memory.limit_in_bytes, a number near 2^63 for none). CGROUP names another folder to read them
+# from, laid out as /sys/fs/cgroup.
 cores() {
-    local cgroup="${CGROUP:-/sys/fs/cgroup}" quota period n memory fit
-    if read -r quota period 2>/dev/null <"$cgroup/cpu.max" && [ "$quota" != "max" ]; then
+    local cgroup="${CGROUP:-/sys/fs/cgroup}" quota="" period="" n memory total fit dir
+    if read -r quota period 2>/dev/null <"$cgroup/cpu.max"; then
+        [ "$quota" != "max" ] || quota=""
+    else
+        for dir in "$cgroup/cpu" "$cgroup/cpu,cpuacct"; do
+            if read -r quota 2>/dev/null <"$dir/cpu.cfs_quota_us" \
+                && read -r period 2>/dev/null <"$dir/cpu.cfs_period_us"; then
+                break
+            fi
+            quota=""
+        done
+        [ "${quota:--1}" -gt 0 ] 2>/dev/null && [ "${period:-0}" -gt 0 ] || quota=""
+    fi
+    if [ -n "$quota" ]; then
         n=$(((quota + period - 1) / period))
     else
         n=$(nproc)
     fi
-    if ! read -r memory 2>/dev/null <"$cgroup/memory.max" || [ "$memory" = "max" ]; then
-        memory=$(($(awk '/^MemTotal:/ {print $2}' /proc/meminfo) * 1024))
-    fi
+    total=$(($(awk '/^MemTotal:/ {print $2}' /proc/meminfo) * 1024))
+    memory=""
+    read -r memory 2>/dev/null <"$cgroup/memory.max" \
+        || read -r memory 2>/dev/null <"$cgroup/memory/memory.limit_in_bytes" || memory=max
+    # "max" (v2) or 19 digits and more (v1, 8 EB less a page): no limit, the machine's memory
+    case "$memory" in
+        "" | *[!0-9]* | ???????????????????*) memory=$total ;;
+    esac
     fit=$((memory / (250 * 1024 * 1024)))
     n=$((n < fit ? n : fit))
     n=$((n < 4 ? n : 4))

@@ -3,7 +3,6 @@ exactly requirements.txt in a fresh virtual environment."""
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import re
 import subprocess
@@ -132,6 +131,35 @@ def test_dockerfile_serves_port_8501_as_uid_1000() -> None:
     assert 'port="${2:-8501}"' in serve  # port 8501 unless told otherwise
 
 
+def dockerignore_pattern(pattern: str) -> re.Pattern[str]:
+    """A .dockerignore pattern as Docker reads it: ``*`` and ``?`` within one path segment,
+    ``**`` across any number of them, anchored at the top of the context."""
+    out = ""
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out, i = out + "(?:.*/)?", i + 3
+        elif pattern.startswith("**", i):
+            out, i = out + ".*", i + 2
+        elif pattern[i] == "*":
+            out, i = out + "[^/]*", i + 1
+        elif pattern[i] == "?":
+            out, i = out + "[^/]", i + 1
+        else:
+            out, i = out + re.escape(pattern[i]), i + 1
+    return re.compile(out)
+
+
+def test_dockerignore_patterns_read_as_docker_reads_them() -> None:
+    assert dockerignore_pattern("__pycache__").fullmatch("__pycache__")
+    assert not dockerignore_pattern("__pycache__").fullmatch("llm/__pycache__")
+    assert dockerignore_pattern("**/__pycache__").fullmatch("llm/__pycache__")
+    assert dockerignore_pattern("**/__pycache__").fullmatch("__pycache__")
+    assert dockerignore_pattern("**/*.pyc").fullmatch("ui/text/__pycache__/en.cpython-311.pyc")
+    assert not dockerignore_pattern("*.pyc").fullmatch("ui/x.pyc")
+    assert not dockerignore_pattern("scripts/*").fullmatch("scripts")
+
+
 def test_dockerignore_keeps_what_the_app_needs() -> None:
     patterns = [
         line.strip()
@@ -140,12 +168,15 @@ def test_dockerignore_keeps_what_the_app_needs() -> None:
     ]
 
     def ignored(path: str) -> bool:
-        """As Docker reads the file: the last pattern that matches decides, ``!`` keeps."""
+        """As Docker reads the file: a pattern that matches the path or one of its folders
+        excludes it, the last pattern that matches decides, ``!`` keeps."""
+        parts = path.split("/")
+        candidates = ["/".join(parts[: n + 1]) for n in range(len(parts))]
         verdict = False
         for p in patterns:
             keep = p.startswith("!")
-            p = p.removeprefix("!")
-            if fnmatch.fnmatch(path, p) or path.startswith(p.rstrip("/") + "/"):
+            regex = dockerignore_pattern(p.removeprefix("!").strip("/"))
+            if any(regex.fullmatch(c) for c in candidates):
                 verdict = not keep
         return verdict
 
@@ -153,9 +184,14 @@ def test_dockerignore_keeps_what_the_app_needs() -> None:
     needed += ["scripts/serve.sh", "deploy/nginx.conf.template", "deploy/static_assets.py"]
     needed += [file for file, _, _ in PAGES] + ["ui/frame.py", "llm/engine.py"]
     needed += ["llm/exercises.py", "ui/exercise.py", "sandbox/worker.py", "sandbox/runner.py"]
+    needed += ["llm/model.npz"]  # a checkpoint the app loads
     assert [path for path in needed if ignored(path)] == []
     unneeded = [".venv/bin/python", ".git/HEAD", "artifacts/x.png", "scripts/test.sh", "bench/x.py"]
-    assert all(ignored(path) for path in unneeded)
+    unneeded += ["docs/screenshot.png", "tests/e2e/harness.py", ".pytest_cache/v/x"]
+    # what a local run compiles, in every folder: the image compiles its own
+    unneeded += ["__pycache__/app.cpython-311.pyc", "llm/__pycache__/engine.cpython-311.pyc"]
+    unneeded += ["ui/text/__pycache__/en.cpython-311.pyc", "sandbox/worker.pyc"]
+    assert [path for path in unneeded if not ignored(path)] == []
 
 
 # --- a fresh virtual environment -----------------------------------------------------------

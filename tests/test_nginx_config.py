@@ -347,28 +347,98 @@ def test_a_download_is_found_whichever_process_it_reaches_first(tmp_path: Path) 
         assert missing.value.code == 404
 
 
-@pytest.mark.parametrize(
-    ("cpu_max", "memory_max", "processes"),
-    [
-        ("300000 100000", 2 << 30, 3),  # 3 CPUs, 2 GB: one process a CPU
-        ("250000 100000", 2 << 30, 3),  # 2.5 CPUs: the half counts
-        ("50000 100000", 2 << 30, 1),  # half a CPU: still one process
-        ("800000 100000", 4 << 30, 4),  # 8 CPUs: 4 at most
-        ("400000 100000", 600 << 20, 2),  # 600 MB hold two processes of 250 MB, not four
-        ("200000 100000", 200 << 20, 1),  # too little memory for one: one all the same
-    ],
-)
-def test_serve_script_runs_as_many_processes_as_the_container_holds(
-    tmp_path: Path, cpu_max: str, memory_max: int, processes: int
-) -> None:
-    (tmp_path / "cpu.max").write_text(cpu_max + "\n")
-    (tmp_path / "memory.max").write_text(f"{memory_max}\n")
+def _count(cgroup: Path) -> int:
+    """How many processes scripts/serve.sh starts by default, its limits read from ``cgroup``."""
     done = subprocess.run(
         ["bash", "scripts/serve.sh", "--count"],
         cwd=ROOT,
-        env={**os.environ, "CGROUP": str(tmp_path)},
+        env={**os.environ, "CGROUP": str(cgroup)},
         capture_output=True,
         text=True,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout == f"{processes}\n"
+    assert done.stderr == ""
+    return int(done.stdout)
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text + "\n")
+
+
+def _cgroup_v1(cpus: tuple[int, int], memory: int) -> dict[str, str]:
+    """The files of a cgroup v1 host's controllers, as a container sees its own."""
+    return {
+        "cpu/cpu.cfs_quota_us": str(cpus[0]),
+        "cpu/cpu.cfs_period_us": str(cpus[1]),
+        "memory/memory.limit_in_bytes": str(memory),
+    }
+
+
+def _cgroup_v2(cpus: tuple[int, int], memory: int) -> dict[str, str]:
+    return {"cpu.max": f"{cpus[0]} {cpus[1]}", "memory.max": str(memory)}
+
+
+LIMITS = [
+    ((300000, 100000), 2 << 30, 3),  # 3 CPUs, 2 GB: one process a CPU
+    ((250000, 100000), 2 << 30, 3),  # 2.5 CPUs: the half counts
+    ((50000, 100000), 2 << 30, 1),  # half a CPU: still one process
+    ((800000, 100000), 4 << 30, 4),  # 8 CPUs: 4 at most
+    ((400000, 100000), 600 << 20, 2),  # 600 MB hold two processes of 250 MB, not four
+    ((200000, 100000), 200 << 20, 1),  # too little memory for one: one all the same
+    ((150000, 50000), 1 << 30, 3),  # another period: 3 CPUs
+]
+
+
+@pytest.mark.parametrize("layout", [_cgroup_v2, _cgroup_v1], ids=["cgroup-v2", "cgroup-v1"])
+@pytest.mark.parametrize(("cpus", "memory", "processes"), LIMITS)
+def test_serve_script_runs_as_many_processes_as_the_container_holds(
+    tmp_path: Path, layout, cpus: tuple[int, int], memory: int, processes: int
+) -> None:
+    _write(tmp_path, layout(cpus, memory))
+    assert _count(tmp_path) == processes
+
+
+def _machine_count() -> int:
+    """What the machine itself holds: its cores, its memory at 250 MB a process, 1 to 4."""
+    with open("/proc/meminfo") as meminfo:
+        kb = next(int(line.split()[1]) for line in meminfo if line.startswith("MemTotal:"))
+    cores = int(subprocess.run(["nproc"], capture_output=True, text=True).stdout)
+    return max(1, min(cores, kb * 1024 // (250 << 20), 4))
+
+
+def test_serve_script_reads_no_limit_as_the_machines_own(tmp_path: Path) -> None:
+    """A container without limits: v2 says "max", v1 a quota of -1 and a memory limit near
+    2^63 (8 EB less a page); no cgroup files at all is the same. Each limit alone still counts."""
+    machine = _machine_count()
+    assert machine >= 1
+    v2 = tmp_path / "v2"
+    _write(v2, {"cpu.max": "max 100000", "memory.max": "max"})
+    v1 = tmp_path / "v1"
+    _write(v1, _cgroup_v1((-1, 100000), 9223372036854771712))
+    assert _count(v2) == _count(v1) == _count(tmp_path / "none") == machine
+    # one CPU and no memory limit; no CPU limit and memory for one process
+    _write(tmp_path / "cpu-only", _cgroup_v1((100000, 100000), 9223372036854775807))
+    assert _count(tmp_path / "cpu-only") == 1
+    _write(tmp_path / "memory-only", {"cpu.max": "max 100000", "memory.max": str(300 << 20)})
+    assert _count(tmp_path / "memory-only") == 1
+
+
+def test_serve_script_reads_the_cpu_controller_where_v1_hosts_mount_it(tmp_path: Path) -> None:
+    """Some v1 hosts mount cpu and cpuacct together as cpu,cpuacct (cpu a link to it, or
+    absent); a v2 host's own files win over v1 ones left beside them (a hybrid host)."""
+    _write(
+        tmp_path / "joint",
+        {
+            "cpu,cpuacct/cpu.cfs_quota_us": "300000",
+            "cpu,cpuacct/cpu.cfs_period_us": "100000",
+            "memory/memory.limit_in_bytes": str(4 << 30),
+        },
+    )
+    assert _count(tmp_path / "joint") == 3
+    hybrid = tmp_path / "hybrid"
+    _write(
+        hybrid, {**_cgroup_v1((400000, 100000), 4 << 30), **_cgroup_v2((200000, 100000), 4 << 30)}
+    )
+    assert _count(hybrid) == 2
