@@ -2,7 +2,7 @@
 
 Each Check spawns one child process (the sandbox worker) that runs the learner's function on the
 current setting and the hidden cases; at most two run at once per server. Measured through
-``ui.exercise.check_code``, the function the Check button calls, with our readable solutions and
+``exercises.check``, the function the Check button calls, with our readable solutions and
 a learner-style triple-loop matmul at chapter 9's preset and at the largest setting.
 """
 
@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import threading
 import time
+from types import SimpleNamespace
 
+import exercises as ex
 import llm
 from bench.common import loadavg, summary
-from llm import exercises as ex
 
 LEARNER_MATMUL = """
 def matmul(x, w):
@@ -34,14 +35,13 @@ def _current(d_model: int, n_heads: int, text: str) -> ex.Current:
     cfg = llm.AttentionConfig(d_model=d_model, n_heads=n_heads, seed=0)
     x = llm.embed(llm.tokenize(text), cfg)
     params = llm.init_params(cfg)
-    return ex.Current(x=x, params=params, trace=llm.multi_head_attention(x, params))
+    run = SimpleNamespace(cfg=cfg, x=x, params=params, trace=llm.multi_head_attention(x, params))
+    return ex.Current(run=run)
 
 
 def _timed(cell_id: str, code: str, current: ex.Current) -> tuple[float, ex.Verdict]:
-    from ui.exercise import check_code
-
     t0 = time.perf_counter()
-    verdict = check_code(cell_id, code, current)
+    verdict = ex.check(cell_id, code, current)
     return (time.perf_counter() - t0) * 1e3, verdict
 
 

@@ -7,7 +7,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from llm import exercises as ex
+import exercises as ex
 from tests.apptest_pages import PAGES
 from ui.exercise import verdict_text
 from ui.text.exercises import CELLS
@@ -102,7 +102,7 @@ def test_a_wrong_value_names_the_first_differing_cell() -> None:
     ("code", "words"),
     [
         ("def matmul(x, w):\n    return ().__class__.__bases__\n", "is not allowed"),
-        ("def matmul(x, w):\n    out = []\n    out.append(x)\n", "instead of `out.append(row)`"),
+        ("def matmul(x, w):\n    out = []\n    out.extend(x)\n", "instead of `out.append(row)`"),
         ("import numpy as np\ndef matmul(x, w):\n    return x\n", "Only `import math` is allowed"),
         ("def matmul(x, w):\n    return open('/etc/passwd')\n", "`open` is not defined"),
         ("def matmul(x, w)\n    return x\n", "Syntax error on line 1"),

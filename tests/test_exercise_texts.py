@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from llm.exercises import BY_ID, CELLS
+from exercises import BY_ID, CELLS
 from ui.text import LANGS
 from ui.text.exercises import CELLS as TEXTS
 

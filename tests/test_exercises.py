@@ -7,9 +7,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+import exercises as ex
 import llm
 import sandbox
-from llm import exercises as ex
 
 
 def current(d_model=8, n_heads=4, seed=0, text="the cat sat on mat", causal=True, head=0, **kw):
@@ -17,19 +17,12 @@ def current(d_model=8, n_heads=4, seed=0, text="the cat sat on mat", causal=True
     x = llm.embed(llm.tokenize(text), cfg)
     params = llm.init_params(cfg)
     trace = llm.multi_head_attention(x, params, causal=causal)
-    return ex.Current(x=x, params=params, trace=trace, head=head, causal=causal)
+    run = SimpleNamespace(cfg=cfg, x=x, params=params, trace=trace)
+    return ex.Current(run=run, head=head, causal=causal)
 
 
 def check(cell_id: str, source: str, cur: ex.Current | None = None) -> ex.Verdict:
-    cell = ex.BY_ID[cell_id]
-    cases = cell.cases(cur or current())
-    try:
-        outcomes = sandbox.run_function(
-            source, cell.function, [c.plain_args() for c in cases], cell.helpers, isolate=False
-        )
-    except sandbox.SandboxError as err:
-        return ex.error_verdict(err.code, err.params, len(cases))
-    return ex.judge(cell, cases, outcomes)
+    return ex.check(cell_id, source, cur or current(), isolate=False)
 
 
 SETTINGS = {
@@ -55,9 +48,9 @@ def test_cases_start_with_the_current_setting() -> None:
     cases = ex.BY_ID["qkv"].cases(cur)
     # Q, then K and V with the same routine, on the head shown; then the hidden cases
     assert [case.hidden for case in cases] == [False] * 3 + [True] * 3
-    head = cur.trace.heads[2]
+    head = cur.run.trace.heads[2]
     for case, w, out in zip(cases, ("W_Q", "W_K", "W_V"), (head.q, head.k, head.v)):
-        np.testing.assert_array_equal(case.args[1], getattr(cur.params, w)[2])
+        np.testing.assert_array_equal(case.args[1], getattr(cur.run.params, w)[2])
         np.testing.assert_allclose(case.expected, out, rtol=0, atol=1e-15)
     assert [case.shapes for case in cases[:3]] == [
         "x [5 × 8], w [8 × 2]",
@@ -260,7 +253,7 @@ def test_the_first_differing_cell_is_reported_with_both_values() -> None:
     cur = current()
     verdict = check("qkv", source, cur)
     assert (verdict.code, verdict.case, verdict.hidden) == ("value", 1, False)
-    expected = float(cur.trace.heads[0].q[3, 1])
+    expected = float(cur.run.trace.heads[0].q[3, 1])
     assert verdict.params == {
         "row": 3,
         "col": 1,

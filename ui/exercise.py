@@ -1,8 +1,7 @@
 """The "Your turn" panel: the chapter's exercise cell, an editor, Check, a hint and the solution.
 
-The learner's code runs in the ``sandbox`` package (a small checked language, in a child process
-with resource limits); ``llm.exercises`` builds the cases and judges the results. Verdicts and
-progress live in the session, so the navigation can mark the solved cells.
+It only draws: ``exercises.check`` runs the learner's code in the ``sandbox`` and judges it.
+Verdicts and progress live in the session, so the navigation can mark the solved cells.
 """
 
 from __future__ import annotations
@@ -12,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-import llm.exercises as ex
+import exercises as ex
 import sandbox
 from ui.sections import folded
 from ui.text import md_escape, pick, translator
@@ -38,7 +37,7 @@ def solved() -> set[str]:
 
 
 def your_turn(
-    lang: str, lab: Any, cell_id: str, head: int, causal: bool, eps: float = 1e-5
+    lang: str, lab: ex.Run, cell_id: str, head: int, causal: bool, eps: float = 1e-5
 ) -> None:
     """Draw the exercise cell of one page, checked against ``lab`` (the page's current settings)."""
     cell = ex.BY_ID[cell_id]
@@ -62,9 +61,7 @@ def your_turn(
         help=t("editor_help"),
         persist_state="session",
     )
-    current = ex.Current(
-        x=lab.x, params=lab.params, trace=lab.trace, head=head, causal=causal, eps=eps
-    )
+    current = ex.Current(run=lab, head=head, causal=causal, eps=eps)
     buttons = st.container(horizontal=True, vertical_alignment="center")
     buttons.button(
         t("check"),
@@ -114,23 +111,10 @@ def _reset(cell_id: str, lang: str) -> None:
 def _check(cell_id: str, current: ex.Current) -> None:
     """Run the learner's code on every case and keep the verdict (a button callback)."""
     code = st.session_state.get(f"code_{cell_id}", "")
-    verdict = check_code(cell_id, code, current)
+    verdict = ex.check(cell_id, code, current)
     st.session_state.setdefault(VERDICTS, {})[cell_id] = (verdict, code)
     if verdict.passed:
         st.session_state[PASSED] = solved() | {cell_id}
-
-
-def check_code(cell_id: str, code: str, current: ex.Current) -> ex.Verdict:
-    """The verdict on ``code`` for one cell: the current setting, then the hidden cases."""
-    cell = ex.BY_ID[cell_id]
-    cases = cell.cases(current)
-    try:
-        outcomes = sandbox.run_function(
-            code, cell.function, [case.plain_args() for case in cases], cell.helpers
-        )
-    except sandbox.SandboxError as err:
-        return ex.error_verdict(err.code, err.params, len(cases))
-    return ex.judge(cell, cases, outcomes)
 
 
 def verdict_text(verdict: ex.Verdict, lang: str) -> tuple[str, str]:

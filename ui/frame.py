@@ -16,7 +16,7 @@ import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
 import llm
-from llm.exercises import BY_PAGE, CELLS
+from exercises import BY_PAGE, CELLS
 from ui.compute import Lab, compute_lab
 from ui.exercise import solved
 from ui.style import CHART_CSS

@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import Browser, expect
 
-from llm import exercises as ex
+import exercises as ex
 from tests.e2e.harness import (
     SIDEBAR,
     Server,

@@ -4,29 +4,29 @@ CELLS = {
     "qkv": {
         "en": {
             "title": "Your turn: the matmul for Q",
-            "instructions": "Write the matrix multiplication for Q. The same routine serves for K and V. `matmul(x, w)` receives the input `x` = X, `[seq_len × d_model]`, and a learned matrix `w` = W_Q of the head shown, `[d_model × d_head]`; it returns `x · w`, `[seq_len × d_head]`: each row is one token’s query. No helper is defined for this cell: write it with loops or comprehensions (you may define your own `dot` above it). Your function is checked on the page’s current settings, with W_Q, then W_K and W_V of the head shown, then on hidden random cases of other shapes (`[n × k] · [k × m]` gives `[n × m]`).",
+            "instructions": "Write the matrix multiplication for Q. The same routine serves for K and V. `matmul(x, w)` receives the input `x` = X, `[T, d_model]` (T tokens, one row each), and a learned matrix `w` = W_Q of the head shown, `[d_model, d_head]`; it returns `x · w`, `[T, d_head]`: each row is one token’s query. No helper is defined for this cell: write it with loops or comprehensions (you may define your own `dot` above it). Your function is checked on the page’s current settings, with W_Q, then W_K and W_V of the head shown, then on hidden random cases of other shapes (`[n, k] · [k, m]` gives `[n, m]`).",
             "template": """\
 def matmul(x, w):
-    # 'x' is the input X, shape [seq_len × d_model]: one row per token.
-    # 'w' is a learned matrix (W_Q here), shape [d_model × d_head].
+    # 'x' is the input X, shape [T, d_model]: one row per token.
+    # 'w' is a learned matrix (W_Q here), shape [d_model, d_head].
     # No helper is defined: write the loops yourself.
     #
     # Write the matrix multiplication x · w.
     # The same routine serves for K and V.
     #   result[i][j] = dot product of row i of x with column j of w
     #
-    # Return the [seq_len × d_head] result: each row is one token's query.
+    # Return the [T, d_head] result: each row is one token's query.
     return []
 """,
             "hint": "`list(zip(*w))` gives the columns of `w`; each output cell is the dot product of a row of `x` with a column of `w`. The result has `len(x)` rows and `len(w[0])` columns.",
         },
         "fr": {
             "title": "À toi : la multiplication de matrices pour Q",
-            "instructions": "Écris la multiplication de matrice pour Q. La même routine sert pour K et V. `matmul(x, w)` reçoit l’entrée `x` = X, `[seq_len × d_model]`, et une matrice apprise `w` = W_Q de la tête affichée, `[d_model × d_head]` ; elle retourne `x · w`, `[seq_len × d_head]` : chaque ligne est la query d’un token. Aucun helper n’est défini pour cette cellule : écris-la avec des boucles ou des compréhensions (tu peux définir ton propre `dot` au-dessus). Ta fonction est vérifiée sur les réglages actuels de la page, avec W_Q, puis W_K et W_V de la tête affichée, puis sur des cas aléatoires cachés d’autres formes (`[n × k] · [k × m]` donne `[n × m]`).",
+            "instructions": "Écris la multiplication de matrice pour Q. La même routine sert pour K et V. `matmul(x, w)` reçoit l’entrée `x` = X, `[T, d_model]` (T tokens, une ligne chacun), et une matrice apprise `w` = W_Q de la tête affichée, `[d_model, d_head]` ; elle retourne `x · w`, `[T, d_head]` : chaque ligne est la query d’un token. Aucun helper n’est défini pour cette cellule : écris-la avec des boucles ou des compréhensions (tu peux définir ton propre `dot` au-dessus). Ta fonction est vérifiée sur les réglages actuels de la page, avec W_Q, puis W_K et W_V de la tête affichée, puis sur des cas aléatoires cachés d’autres formes (`[n, k] · [k, m]` donne `[n, m]`).",
             "template": """\
 def matmul(x, w):
-    # 'x' est l’entrée X, de forme [seq_len × d_model] : une ligne par token.
-    # 'w' est une matrice apprise (ici W_Q), de forme [d_model × d_head].
+    # 'x' est l’entrée X, de forme [T, d_model] : une ligne par token.
+    # 'w' est une matrice apprise (ici W_Q), de forme [d_model, d_head].
     # Aucun helper n’est défini : écris les boucles toi-même.
     #
     # Écris la multiplication de matrice x · w.
@@ -34,7 +34,7 @@ def matmul(x, w):
     #   résultat[i][j] = produit scalaire de la ligne i de x
     #                    et de la colonne j de w
     #
-    # Retourne le résultat [seq_len × d_head] : chaque ligne est la query
+    # Retourne le résultat [T, d_head] : chaque ligne est la query
     # d’un token.
     return []
 """,
@@ -44,12 +44,12 @@ def matmul(x, w):
     "scores": {
         "en": {
             "title": "Your turn: score every pair",
-            "instructions": "Now we ask: how much does each query care about each key? The standard answer is a dot product. `attention_scores(q, k)` receives the queries `q` and the keys `k` of the head shown, both `[seq_len × d_head]`, and returns S, `[seq_len × seq_len]`, where `S[i][j] = q[i] · k[j]` means: “how relevant is token j to token i?” (rows = query, columns = key; no division by √d_k yet, that is the next step). `dot(a, b)` is already defined: you may call it. Your function is checked on the page’s current settings, then on hidden random cases of other shapes.",
+            "instructions": "Now we ask: how much does each query care about each key? The standard answer is a dot product. `attention_scores(q, k)` receives the queries `q` and the keys `k` of the head shown, both `[T, d_head]`, and returns S, `[T, T]`, where `S[i][j] = q[i] · k[j]` means: “how relevant is token j to token i?” (rows = query, columns = key; no division by √d_k yet, that is the next step). `dot(a, b)` is already defined: you may call it. Your function is checked on the page’s current settings, then on hidden random cases of other shapes.",
             "template": """\
 def attention_scores(q, k):
-    # 'q' holds the queries, shape [seq_len × d_head]:
+    # 'q' holds the queries, shape [T, d_head]:
     #   row i is token i's query.
-    # 'k' holds the keys, shape [seq_len × d_head]:
+    # 'k' holds the keys, shape [T, d_head]:
     #   row j is token j's key.
     # The script defines dot(a, b).
     #
@@ -58,19 +58,19 @@ def attention_scores(q, k):
     # Rows are queries (who looks), columns are keys (who is looked at).
     # No scaling yet: dividing by sqrt(d_k) is the next step.
     #
-    # Return the [seq_len × seq_len] matrix S.
+    # Return the [T, T] matrix S.
     return []
 """,
             "hint": "Loop over the queries for the rows and over the keys for the columns. S is usually not symmetric, so `S[i][j]` must use `q[i]` and `k[j]`, not the other way round.",
         },
         "fr": {
             "title": "À toi : scorer chaque paire",
-            "instructions": "On demande maintenant : à quel point chaque query s’intéresse à chaque key ? La réponse standard est un produit scalaire. `attention_scores(q, k)` reçoit les queries `q` et les keys `k` de la tête affichée, toutes deux `[seq_len × d_head]`, et retourne S, `[seq_len × seq_len]`, où `S[i][j] = q[i] · k[j]` signifie : “à quel point le token j est pertinent pour le token i ?” (lignes = query, colonnes = key ; pas encore de division par √d_k, c’est l’étape suivante). `dot(a, b)` est déjà défini : tu peux l’appeler. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes.",
+            "instructions": "On demande maintenant : à quel point chaque query s’intéresse à chaque key ? La réponse standard est un produit scalaire. `attention_scores(q, k)` reçoit les queries `q` et les keys `k` de la tête affichée, toutes deux `[T, d_head]`, et retourne S, `[T, T]`, où `S[i][j] = q[i] · k[j]` signifie : “à quel point le token j est pertinent pour le token i ?” (lignes = query, colonnes = key ; pas encore de division par √d_k, c’est l’étape suivante). `dot(a, b)` est déjà défini : tu peux l’appeler. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes.",
             "template": """\
 def attention_scores(q, k):
-    # 'q' contient les queries, de forme [seq_len × d_head] :
+    # 'q' contient les queries, de forme [T, d_head] :
     #   la ligne i est la query du token i.
-    # 'k' contient les keys, de forme [seq_len × d_head] :
+    # 'k' contient les keys, de forme [T, d_head] :
     #   la ligne j est la key du token j.
     # Le script définit dot(a, b).
     #
@@ -81,7 +81,7 @@ def attention_scores(q, k):
     # Pas encore de mise à l’échelle : diviser par sqrt(d_k) est l’étape
     # suivante.
     #
-    # Retourne la matrice S [seq_len × seq_len].
+    # Retourne la matrice S [T, T].
     return []
 """,
             "hint": "Parcours les queries pour les lignes et les keys pour les colonnes. S n’est en général pas symétrique : `S[i][j]` doit utiliser `q[i]` et `k[j]`, pas l’inverse.",
@@ -90,10 +90,10 @@ def attention_scores(q, k):
     "softmax": {
         "en": {
             "title": "Your turn: scale, mask, softmax",
-            "instructions": "The scores are not probabilities yet. Two transformations turn them into probabilities, row by row: divide by √d_k, then apply softmax to each row. `scale_mask_softmax(scores, d_k, causal)` receives the scores S, `[seq_len × seq_len]`, the key size `d_k` (= d_head, an integer) and `causal`, True or False: when it is True, every cell `j > i` (the future) is masked before the softmax, so its probability ends at exactly 0. Return the pattern A, `[seq_len × seq_len]`, each row summing to 1; no helper is defined for this cell, but `exp` and `sqrt` (or `math.exp`, `math.sqrt`) are available. Your function is checked on the page’s current settings, then on hidden random cases of other shapes, with the mask on and off.",
+            "instructions": "The scores are not probabilities yet. Two transformations turn them into probabilities, row by row: divide by √d_k, then apply softmax to each row. `scale_mask_softmax(scores, d_k, causal)` receives the scores S, `[T, T]`, the key size `d_k` (= d_head, an integer) and `causal`, True or False: when it is True, every cell `j > i` (the future) is masked before the softmax, so its probability ends at exactly 0. Return the pattern A, `[T, T]`, each row summing to 1; no helper is defined for this cell, but `exp` and `sqrt` (or `math.exp`, `math.sqrt`) are available. Your function is checked on the page’s current settings, then on hidden random cases of other shapes, with the mask on and off.",
             "template": """\
 def scale_mask_softmax(scores, d_k, causal):
-    # 'scores' is S, shape [seq_len × seq_len]: rows = query, columns = key.
+    # 'scores' is S, shape [T, T]: rows = query, columns = key.
     # 'd_k' is the size of a key (d_head), an integer.
     # 'causal' is True or False.
     #
@@ -106,17 +106,17 @@ def scale_mask_softmax(scores, d_k, causal):
     # 3. Softmax: subtract the row's max, take exp of each score,
     #    divide each exp by the sum of the row's exps.
     #
-    # Return the [seq_len × seq_len] pattern A: every row sums to 1.
+    # Return the [T, T] pattern A: every row sums to 1.
     return []
 """,
             "hint": 'Work on one row at a time with `enumerate`, so you know both i and j: scale and mask the row first, then subtract its max before `exp` (with `float("-inf")`, the masked cells become exactly 0). The softmax runs along a row, never down a column.',
         },
         "fr": {
             "title": "À toi : échelle, masque, softmax",
-            "instructions": "Les scores ne sont pas encore des probabilités. Deux transformations les convertissent ligne par ligne : diviser par √d_k, puis appliquer softmax à chaque ligne. `scale_mask_softmax(scores, d_k, causal)` reçoit les scores S, `[seq_len × seq_len]`, la taille d’une key `d_k` (= d_head, un entier) et `causal`, True ou False : quand il vaut True, chaque case `j > i` (le futur) est masquée avant la softmax, pour que sa probabilité finisse exactement à 0. Retourne le motif A, `[seq_len × seq_len]`, dont chaque ligne somme à 1 ; aucun helper n’est défini pour cette cellule, mais `exp` et `sqrt` (ou `math.exp`, `math.sqrt`) sont disponibles. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes, avec et sans masque.",
+            "instructions": "Les scores ne sont pas encore des probabilités. Deux transformations les convertissent ligne par ligne : diviser par √d_k, puis appliquer softmax à chaque ligne. `scale_mask_softmax(scores, d_k, causal)` reçoit les scores S, `[T, T]`, la taille d’une key `d_k` (= d_head, un entier) et `causal`, True ou False : quand il vaut True, chaque case `j > i` (le futur) est masquée avant la softmax, pour que sa probabilité finisse exactement à 0. Retourne le motif A, `[T, T]`, dont chaque ligne somme à 1 ; aucun helper n’est défini pour cette cellule, mais `exp` et `sqrt` (ou `math.exp`, `math.sqrt`) sont disponibles. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes, avec et sans masque.",
             "template": """\
 def scale_mask_softmax(scores, d_k, causal):
-    # 'scores' est S, de forme [seq_len × seq_len] :
+    # 'scores' est S, de forme [T, T] :
     #   lignes = query, colonnes = key.
     # 'd_k' est la taille d’une key (d_head), un entier.
     # 'causal' vaut True ou False.
@@ -130,7 +130,7 @@ def scale_mask_softmax(scores, d_k, causal):
     # 3. Softmax : soustrais le max de la ligne, prends l’exp de chaque
     #    score, divise chaque exp par la somme des exp de la ligne.
     #
-    # Retourne le motif A [seq_len × seq_len] : chaque ligne somme à 1.
+    # Retourne le motif A [T, T] : chaque ligne somme à 1.
     return []
 """,
             "hint": 'Travaille ligne par ligne avec `enumerate`, pour connaître à la fois i et j : mets la ligne à l’échelle et masque-la d’abord, puis soustrais son max avant `exp` (avec `float("-inf")`, les cases masquées deviennent exactement 0). La softmax se fait le long d’une ligne, jamais le long d’une colonne.',
@@ -139,39 +139,39 @@ def scale_mask_softmax(scores, d_k, causal):
     "mix": {
         "en": {
             "title": "Your turn: mix the values",
-            "instructions": "Last step: each token’s output is a weighted sum of the value vectors. In matrix form: output = A · V. `mix_values(pattern, v)` receives the pattern A of the head shown, `[seq_len × seq_len]`, and its values `v`, `[seq_len × d_head]`; row i of the output is `Σ_j A[i][j] × v[j]`, so the result is `[seq_len × d_head]`. No helper is defined for this cell. Your function is checked on the page’s current settings, then on hidden random cases of other shapes.",
+            "instructions": "Last step: each token’s output is a weighted sum of the value vectors. In matrix form: output = A · V. `mix_values(pattern, v)` receives the pattern A of the head shown, `[T, T]`, and its values `v`, `[T, d_head]`; row i of the output is `Σ_j A[i][j] × v[j]`, so the result is `[T, d_head]`. No helper is defined for this cell. Your function is checked on the page’s current settings, then on hidden random cases of other shapes.",
             "template": """\
 def mix_values(pattern, v):
-    # 'pattern' is the attention pattern A, shape [seq_len × seq_len]:
+    # 'pattern' is the attention pattern A, shape [T, T]:
     #   row i says how much of each value token i takes (it sums to 1).
-    # 'v' holds the values, shape [seq_len × d_head]:
+    # 'v' holds the values, shape [T, d_head]:
     #   row j is token j's value.
     #
     # Each token's output is a weighted sum of the value rows:
     #   out[i][d] = sum over j of pattern[i][j] * v[j][d]
     # In matrix form: output = A · V.
     #
-    # Return the [seq_len × d_head] output.
+    # Return the [T, d_head] output.
     return []
 """,
             "hint": "Row i of the output uses row i of the pattern, not column i: pair `pattern[i][j]` with the value row `v[j]`. `zip(pattern[i], v)` walks the probabilities and the value rows together.",
         },
         "fr": {
             "title": "À toi : mélanger les values",
-            "instructions": "Dernière étape : la sortie de chaque token est une somme pondérée des value vectors. Sous forme matricielle : output = A · V. `mix_values(pattern, v)` reçoit le motif A de la tête affichée, `[seq_len × seq_len]`, et ses values `v`, `[seq_len × d_head]` ; la ligne i de la sortie est `Σ_j A[i][j] × v[j]`, donc le résultat est `[seq_len × d_head]`. Aucun helper n’est défini pour cette cellule. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes.",
+            "instructions": "Dernière étape : la sortie de chaque token est une somme pondérée des value vectors. Sous forme matricielle : output = A · V. `mix_values(pattern, v)` reçoit le motif A de la tête affichée, `[T, T]`, et ses values `v`, `[T, d_head]` ; la ligne i de la sortie est `Σ_j A[i][j] × v[j]`, donc le résultat est `[T, d_head]`. Aucun helper n’est défini pour cette cellule. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes.",
             "template": """\
 def mix_values(pattern, v):
-    # 'pattern' est le motif d’attention A, de forme [seq_len × seq_len] :
+    # 'pattern' est le motif d’attention A, de forme [T, T] :
     #   la ligne i dit quelle part de chaque value prend le token i
     #   (elle somme à 1).
-    # 'v' contient les values, de forme [seq_len × d_head] :
+    # 'v' contient les values, de forme [T, d_head] :
     #   la ligne j est la value du token j.
     #
     # La sortie de chaque token est une somme pondérée des lignes de values :
     #   out[i][d] = somme sur j de pattern[i][j] * v[j][d]
     # Sous forme matricielle : output = A · V.
     #
-    # Retourne la sortie [seq_len × d_head].
+    # Retourne la sortie [T, d_head].
     return []
 """,
             "hint": "La ligne i de la sortie utilise la ligne i du motif, pas la colonne i : associe `pattern[i][j]` à la ligne de values `v[j]`. `zip(pattern[i], v)` parcourt ensemble les probabilités et les lignes de values.",
@@ -180,11 +180,11 @@ def mix_values(pattern, v):
     "entropy": {
         "en": {
             "title": "Your turn: the entropy of each head",
-            "instructions": "A standard way to quantify a head’s concentration is entropy: `H = −Σ p log p`. Compute the average entropy per head. `head_entropies(patterns)` receives the attention patterns of the H heads, a list of H matrices `[seq_len × seq_len]`, and returns a list of H numbers: for each head, the mean over its rows of `−Σ p log p`, with the natural log and `0 · log 0 = 0` (skip p = 0: the causal mask leaves many exact zeros). No helper is defined for this cell, but `log` (or `math.log`) is available. Your function is checked on the page’s current settings, then on hidden random cases of other shapes and other numbers of heads.",
+            "instructions": "A standard way to quantify a head’s concentration is entropy: `H = −Σ p log p`. Compute the average entropy per head. `head_entropies(patterns)` receives the attention patterns of the H heads, a list of H matrices `[T, T]`, and returns a list of H numbers: for each head, the mean over its rows of `−Σ p log p`, with the natural log and `0 · log 0 = 0` (skip p = 0: the causal mask leaves many exact zeros). No helper is defined for this cell, but `log` (or `math.log`) is available. Your function is checked on the page’s current settings, then on hidden random cases of other shapes and other numbers of heads.",
             "template": """\
 def head_entropies(patterns):
     # 'patterns' is a list of H attention patterns, one per head,
-    # each [seq_len × seq_len].
+    # each [T, T].
     # Compute the average Shannon entropy of each head's attention rows:
     #   row_entropy = -Σ p_i * log(p_i)   (natural log: log or math.log)
     #   head_entropy = mean(row_entropy over rows)
@@ -199,11 +199,11 @@ def head_entropies(patterns):
         },
         "fr": {
             "title": "À toi : l’entropie de chaque tête",
-            "instructions": "Une façon standard de quantifier la « concentration » d’une tête est l’entropie : `H = −Σ p log p`. Calcule l’entropie moyenne par tête. `head_entropies(patterns)` reçoit les motifs d’attention des H têtes, une liste de H matrices `[seq_len × seq_len]`, et retourne une liste de H nombres : pour chaque tête, la moyenne sur ses lignes de `−Σ p log p`, avec le logarithme naturel et `0 · log 0 = 0` (saute p = 0 : le masque causal laisse beaucoup de zéros exacts). Aucun helper n’est défini pour cette cellule, mais `log` (ou `math.log`) est disponible. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes et d’autres nombres de têtes.",
+            "instructions": "Une façon standard de quantifier la « concentration » d’une tête est l’entropie : `H = −Σ p log p`. Calcule l’entropie moyenne par tête. `head_entropies(patterns)` reçoit les motifs d’attention des H têtes, une liste de H matrices `[T, T]`, et retourne une liste de H nombres : pour chaque tête, la moyenne sur ses lignes de `−Σ p log p`, avec le logarithme naturel et `0 · log 0 = 0` (saute p = 0 : le masque causal laisse beaucoup de zéros exacts). Aucun helper n’est défini pour cette cellule, mais `log` (ou `math.log`) est disponible. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes et d’autres nombres de têtes.",
             "template": """\
 def head_entropies(patterns):
     # 'patterns' est une liste de H motifs d’attention, un par tête,
-    # chacun [seq_len × seq_len].
+    # chacun [T, T].
     # Calcule l’entropie de Shannon moyenne des lignes de chaque tête :
     #   entropie_ligne = -Σ p_i * log(p_i)   (log naturel : log ou math.log)
     #   entropie_tête = moyenne(entropie_ligne sur les lignes)
@@ -221,37 +221,37 @@ def head_entropies(patterns):
     "combine": {
         "en": {
             "title": "Your turn: combine the heads",
-            "instructions": "The cell combines the outputs of the heads: concatenate them along the feature axis, then project the result through a learned W_O. `combine_heads(head_outputs, w_o)` receives a list of H head outputs, each `[seq_len × d_head]`, and the output projection `w_o`, `[d_model × d_model]` with d_model = H × d_head; it returns the `[seq_len × d_model]` result. The script defines `matmul(a, b)`: you may call it. Your function is checked on the page’s current settings, then on hidden random cases of other shapes and other numbers of heads.",
+            "instructions": "The cell combines the outputs of the heads: concatenate them along the feature axis, then project the result through a learned W_O. `combine_heads(head_outputs, w_o)` receives a list of H head outputs, each `[T, d_head]`, and the output projection `w_o`, `[d_model, d_model]` with d_model = H × d_head; it returns the `[T, d_model]` result. The script defines `matmul(a, b)`: you may call it. Your function is checked on the page’s current settings, then on hidden random cases of other shapes and other numbers of heads.",
             "template": """\
 def combine_heads(head_outputs, w_o):
-    # 'head_outputs' is a list of H head outputs, each [seq_len × d_head].
-    # 'w_o' is the output projection matrix, shape [d_model × d_model].
+    # 'head_outputs' is a list of H head outputs, each [T, d_head].
+    # 'w_o' is the output projection matrix, shape [d_model, d_model].
     # The script defines matmul(a, b).
     #
     # 1. Concatenate every head's output along the feature axis.
     #    Each token's row becomes [head0_out..., head1_out..., ...].
     # 2. Project the concatenated matrix through w_o.
-    # 3. Return the [seq_len × d_model] result.
+    # 3. Return the [T, d_model] result.
     return []
 """,
             "hint": "With lists, `+` glues two rows end to end: `[1, 2] + [3]` is `[1, 2, 3]`. Build row i of the concatenation from row i of every head, in head order, then a single `matmul` does the projection.",
         },
         "fr": {
             "title": "À toi : combiner les têtes",
-            "instructions": "La cellule combine les sorties des têtes : les concaténer sur l’axe des features, puis projeter le résultat à travers un W_O appris. `combine_heads(head_outputs, w_o)` reçoit une liste de H sorties de têtes, chacune `[seq_len × d_head]`, et la projection de sortie `w_o`, `[d_model × d_model]` avec d_model = H × d_head ; elle retourne le résultat `[seq_len × d_model]`. Le script définit `matmul(a, b)` : tu peux l’appeler. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes et d’autres nombres de têtes.",
+            "instructions": "La cellule combine les sorties des têtes : les concaténer sur l’axe des features, puis projeter le résultat à travers un W_O appris. `combine_heads(head_outputs, w_o)` reçoit une liste de H sorties de têtes, chacune `[T, d_head]`, et la projection de sortie `w_o`, `[d_model, d_model]` avec d_model = H × d_head ; elle retourne le résultat `[T, d_model]`. Le script définit `matmul(a, b)` : tu peux l’appeler. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes et d’autres nombres de têtes.",
             "template": """\
 def combine_heads(head_outputs, w_o):
     # 'head_outputs' est une liste de H sorties de têtes,
-    # chacune [seq_len × d_head].
+    # chacune [T, d_head].
     # 'w_o' est la matrice de projection de sortie, de forme
-    # [d_model × d_model].
+    # [d_model, d_model].
     # Le script définit matmul(a, b).
     #
     # 1. Concatène la sortie de chaque tête sur l’axe des features.
     #    La ligne de chaque token devient
     #    [sortie_tête0..., sortie_tête1..., ...].
     # 2. Projette la matrice concaténée à travers w_o.
-    # 3. Retourne le résultat [seq_len × d_model].
+    # 3. Retourne le résultat [T, d_model].
     return []
 """,
             "hint": "Avec des listes, `+` colle deux lignes bout à bout : `[1, 2] + [3]` vaut `[1, 2, 3]`. Construis la ligne i de la concaténation à partir de la ligne i de chaque tête, dans l’ordre des têtes, puis un seul `matmul` fait la projection.",
@@ -260,7 +260,7 @@ def combine_heads(head_outputs, w_o):
     "add_norm": {
         "en": {
             "title": "Your turn: residual + LayerNorm",
-            "instructions": "Run the recipe of each sublayer: the residual connection `x + sublayer(x)`, then LayerNorm. `add_and_norm(x, sublayer_out, eps)` gets the original input `x` (X, `[seq_len × d_model]`) and `sublayer_out` (the multi-head output, same shape), plus a small `eps` for numerical stability in the division by the standard deviation (the page’s eps, 1e-5 in the chapter). Return the normalized `[seq_len × d_model]` matrix: each row of the sum minus its mean, divided by `√(var + eps)`, so that every row has mean ≈ 0 and std ≈ 1. No helper is defined for this cell, but `sqrt` (or `math.sqrt`) is available. Your function is checked on the page’s current settings, then on hidden random cases of other shapes.",
+            "instructions": "Run the recipe of each sublayer: the residual connection `x + sublayer(x)`, then LayerNorm. `add_and_norm(x, sublayer_out, eps)` gets the original input `x` (X, `[T, d_model]`) and `sublayer_out` (the multi-head output, same shape), plus a small `eps` for numerical stability in the division by the standard deviation (the page’s eps, 1e-5 in the chapter). Return the normalized `[T, d_model]` matrix: each row of the sum minus its mean, divided by `√(var + eps)`, so that every row has mean ≈ 0 and std ≈ 1. No helper is defined for this cell, but `sqrt` (or `math.sqrt`) is available. Your function is checked on the page’s current settings, then on hidden random cases of other shapes.",
             "template": """\
 def add_and_norm(x, sublayer_out, eps):
     # 'x' is the original X (the input to the attention sublayer).
@@ -271,7 +271,7 @@ def add_and_norm(x, sublayer_out, eps):
     # 2. LayerNorm: for each row, subtract its mean and divide by its
     #    standard deviation (with the eps added inside the sqrt).
     #
-    # Return the normalized [seq_len × d_model] matrix. Each row should
+    # Return the normalized [T, d_model] matrix. Each row should
     # have mean ≈ 0 and std ≈ 1.
     return sublayer_out
 """,
@@ -279,7 +279,7 @@ def add_and_norm(x, sublayer_out, eps):
         },
         "fr": {
             "title": "À toi : résiduel + LayerNorm",
-            "instructions": "Exécute la recette de chaque sous-couche : la connexion résiduelle `x + sublayer(x)`, puis la LayerNorm. `add_and_norm(x, sublayer_out, eps)` reçoit l’input d’origine `x` (X, `[seq_len × d_model]`) et `sublayer_out` (la sortie multi-têtes, de même forme), plus un petit `eps` pour la stabilité numérique dans la division par l’écart-type (l’eps de la page, 1e-5 dans le chapitre). Retourne la matrice normalisée `[seq_len × d_model]` : chaque ligne de la somme moins sa moyenne, divisée par `√(var + eps)`, pour que chaque ligne ait une moyenne ≈ 0 et un écart-type ≈ 1. Aucun helper n’est défini pour cette cellule, mais `sqrt` (ou `math.sqrt`) est disponible. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes.",
+            "instructions": "Exécute la recette de chaque sous-couche : la connexion résiduelle `x + sublayer(x)`, puis la LayerNorm. `add_and_norm(x, sublayer_out, eps)` reçoit l’input d’origine `x` (X, `[T, d_model]`) et `sublayer_out` (la sortie multi-têtes, de même forme), plus un petit `eps` pour la stabilité numérique dans la division par l’écart-type (l’eps de la page, 1e-5 dans le chapitre). Retourne la matrice normalisée `[T, d_model]` : chaque ligne de la somme moins sa moyenne, divisée par `√(var + eps)`, pour que chaque ligne ait une moyenne ≈ 0 et un écart-type ≈ 1. Aucun helper n’est défini pour cette cellule, mais `sqrt` (ou `math.sqrt`) est disponible. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes.",
             "template": """\
 def add_and_norm(x, sublayer_out, eps):
     # 'x' est le X d’origine (l’entrée de la sous-couche d’attention).
@@ -290,7 +290,7 @@ def add_and_norm(x, sublayer_out, eps):
     # 2. LayerNorm : pour chaque ligne, soustrais sa moyenne et divise par
     #    son écart-type (avec eps ajouté sous la racine carrée).
     #
-    # Retourne la matrice normalisée [seq_len × d_model]. Chaque ligne
+    # Retourne la matrice normalisée [T, d_model]. Chaque ligne
     # doit avoir une moyenne ≈ 0 et un écart-type ≈ 1.
     return sublayer_out
 """,
@@ -300,12 +300,12 @@ def add_and_norm(x, sublayer_out, eps):
     "attention": {
         "en": {
             "title": "Your turn: causal attention in one function",
-            "instructions": "Now the whole head in one function, as in the chapter’s `llm/attention.py`: `causal_attention(x, wq, wk, wv)` receives the input `x`, `[seq_len × d_model]`, and the three learned matrices W_Q, W_K, W_V of the head shown, each `[d_model × d_head]`, and returns the `[seq_len × d_head]` output. The causal mask is crucial, and always on here: token i may only read tokens 0..i. The script defines `dot(a, b)`, `softmax(values)` (one row of scores to a distribution) and `matmul(x, w)`: you may call them. Your function is checked on the page’s current settings, then on hidden random cases of other shapes.",
+            "instructions": "Now the whole head in one function, as in the chapter’s `llm/attention.py`: `causal_attention(x, wq, wk, wv)` receives the input `x`, `[T, d_model]`, and the three learned matrices W_Q, W_K, W_V of the head shown, each `[d_model, d_head]`, and returns the `[T, d_head]` output. The causal mask is crucial, and always on here: token i may only read tokens 0..i. The script defines `dot(a, b)`, `softmax(values)` (one row of scores to a distribution) and `matmul(x, w)`: you may call them. Your function is checked on the page’s current settings, then on hidden random cases of other shapes.",
             "template": """\
 def causal_attention(x, wq, wk, wv):
-    # 'x' is the input X, shape [seq_len × d_model].
+    # 'x' is the input X, shape [T, d_model].
     # 'wq', 'wk', 'wv' are the learned matrices W_Q, W_K, W_V of one head,
-    # each [d_model × d_head].
+    # each [d_model, d_head].
     # The script defines dot(a, b), softmax(values) and matmul(x, w).
     #
     # [1] Compute the three learned views of x: q, k and v.
@@ -316,19 +316,19 @@ def causal_attention(x, wq, wk, wv):
     # [3] Turn the scores into a distribution (softmax).
     # [4] Build the pattern-weighted average of the value rows.
     #
-    # Return the [seq_len × d_head] output, one row per token.
+    # Return the [T, d_head] output, one row per token.
     return []
 """,
             "hint": "`d_k` is the number of columns of k, `len(k[0])`. There is no `.append`: grow the output with `out += [row]`, or build it with one comprehension over `enumerate(q)`.",
         },
         "fr": {
             "title": "À toi : l’attention causale en une fonction",
-            "instructions": "Maintenant toute la tête en une fonction, comme dans le `llm/attention.py` du chapitre : `causal_attention(x, wq, wk, wv)` reçoit l’entrée `x`, `[seq_len × d_model]`, et les trois matrices apprises W_Q, W_K, W_V de la tête affichée, chacune `[d_model × d_head]`, et retourne la sortie `[seq_len × d_head]`. Le masque causal est crucial, et toujours actif ici : le token i ne peut lire que 0..i. Le script définit `dot(a, b)`, `softmax(values)` (une ligne de scores vers une distribution) et `matmul(x, w)` : tu peux les appeler. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes.",
+            "instructions": "Maintenant toute la tête en une fonction, comme dans le `llm/attention.py` du chapitre : `causal_attention(x, wq, wk, wv)` reçoit l’entrée `x`, `[T, d_model]`, et les trois matrices apprises W_Q, W_K, W_V de la tête affichée, chacune `[d_model, d_head]`, et retourne la sortie `[T, d_head]`. Le masque causal est crucial, et toujours actif ici : le token i ne peut lire que 0..i. Le script définit `dot(a, b)`, `softmax(values)` (une ligne de scores vers une distribution) et `matmul(x, w)` : tu peux les appeler. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes.",
             "template": """\
 def causal_attention(x, wq, wk, wv):
-    # 'x' est l’entrée X, de forme [seq_len × d_model].
+    # 'x' est l’entrée X, de forme [T, d_model].
     # 'wq', 'wk', 'wv' sont les matrices apprises W_Q, W_K, W_V d’une tête,
-    # chacune [d_model × d_head].
+    # chacune [d_model, d_head].
     # Le script définit dot(a, b), softmax(values) et matmul(x, w).
     #
     # [1] Calcule les trois vues apprises de x : q, k et v.
@@ -339,7 +339,7 @@ def causal_attention(x, wq, wk, wv):
     # [3] Transforme les scores en distribution (softmax).
     # [4] Construis la moyenne des lignes de values pondérée par le motif.
     #
-    # Retourne la sortie [seq_len × d_head], une ligne par token.
+    # Retourne la sortie [T, d_head], une ligne par token.
     return []
 """,
             "hint": "`d_k` est le nombre de colonnes de k, `len(k[0])`. Il n’y a pas de `.append` : fais grandir la sortie avec `out += [row]`, ou construis-la avec une seule compréhension sur `enumerate(q)`.",
