@@ -1,14 +1,19 @@
-"""The cross-check the app shows: the readable list-of-lists code against the numpy engine.
+"""The cross-check the app shows: one sublayer through either implementation, and how far apart.
 
-Both implementations run on the same X and the same weights; for every intermediate the largest
-absolute difference between them is reported (it should be at floating-point noise, < 1e-12).
+``llm.engine`` (numpy) and ``llm.readable`` (the chapters' list code) answer the same calls, so
+one function runs either on the same X and the same weights; for every intermediate the largest
+absolute difference between the two runs is reported (it should be at floating-point noise,
+< 1e-12).
 """
 
 from __future__ import annotations
 
+from types import ModuleType
+
 import numpy as np
 
-from llm import engine, nn
+from llm import engine, readable
+from llm.config import LN_EPS
 from llm.data import Params
 
 # the quantities compared, in the order of the sublayer (per-head ones first)
@@ -16,66 +21,40 @@ HEAD_QUANTITIES = ("q", "k", "v", "scores", "pattern", "z")
 QUANTITIES = (*HEAD_QUANTITIES, "concat", "attn_out", "resid", "ln_out")
 
 
-def readable_run(
-    x: np.ndarray, params: Params, causal: bool = True, eps: float = 1e-5
-) -> dict[str, list]:
-    """Run ``llm.nn`` (plain Python lists) on X and the weights, keeping every intermediate.
+def outputs(impl: ModuleType, x: np.ndarray, trace: object, eps: float = LN_EPS) -> dict:
+    """Every compared quantity of a sublayer that ``impl`` ran on X, with its residual and
+    LayerNorm computed by the same ``impl``.
 
-    Shapes: x [T, d_model] -> per-head quantities as H lists of [T × d_head] or [T × T];
-    concat, attn_out, resid, ln_out as [T × d_model] lists.
+    Shapes: x [T, d_model], a trace of H heads -> per-head quantities as H matrices of
+    [T, d_head] or [T, T]; concat, attn_out, resid, ln_out [T, d_model]. Arrays from
+    ``llm.engine``, lists from ``llm.readable``.
     """
-    heads, concat, attn_out = nn.multi_head_attention(
-        x.tolist(),
-        params.W_Q.tolist(),
-        params.W_K.tolist(),
-        params.W_V.tolist(),
-        params.W_O.tolist(),
-        causal,
-    )
-    resid, ln_out = nn.residual_layer_norm(x.tolist(), attn_out, eps)
-    out: dict[str, list] = {name: [head[name] for head in heads] for name in HEAD_QUANTITIES}
-    return out | {"concat": concat, "attn_out": attn_out, "resid": resid, "ln_out": ln_out}
+    resid, ln_out = impl.residual_layer_norm(x, trace.attn_out, eps)
+    per_head = {name: [getattr(head, name) for head in trace.heads] for name in HEAD_QUANTITIES}
+    rest = {"concat": trace.concat, "attn_out": trace.attn_out, "resid": resid, "ln_out": ln_out}
+    return per_head | rest
 
 
-def engine_run(
-    x: np.ndarray, params: Params, causal: bool = True, eps: float = 1e-5
-) -> dict[str, np.ndarray]:
-    """The same intermediates from the numpy engine, stacked like ``readable_run``'s.
-
-    Shapes: per-head quantities [H, T, d_head] or [H, T, T]; the rest [T, d_model].
+def run(
+    impl: ModuleType, x: np.ndarray, params: Params, causal: bool = True, eps: float = LN_EPS
+) -> dict:
+    """Run the sublayer through ``impl`` (``llm.engine`` or ``llm.readable``), every
+    intermediate kept. Shapes: as ``outputs``.
+    Example: run(readable, x, params)["ln_out"]  # a [T × d_model] list
     """
-    return traced_outputs(x, engine.multi_head_attention(x, params, causal), eps)
+    return outputs(impl, x, impl.multi_head_attention(x, params, causal), eps)
 
 
-def traced_outputs(x: np.ndarray, trace: engine.Trace, eps: float = 1e-5) -> dict[str, np.ndarray]:
-    """``engine_run``'s intermediates from a sublayer the engine already ran on X.
+def max_differences(a: dict, b: dict) -> dict[str, float]:
+    """The largest absolute difference of each quantity between two runs.
 
-    Shapes: x [T, d_model], a trace of H heads -> as ``engine_run``.
+    Shapes: two dicts of matching matrices -> {quantity: scalar}. Exact 0.0 where both agree.
     """
-    resid, ln_out = engine.residual_layer_norm(x, trace.attn_out, eps)
-    out = {
-        name: np.stack([getattr(head, name) for head in trace.heads]) for name in HEAD_QUANTITIES
-    }
-    return out | {
-        "concat": trace.concat,
-        "attn_out": trace.attn_out,
-        "resid": resid,
-        "ln_out": ln_out,
-    }
-
-
-def max_differences(
-    readable: dict[str, list], engine_out: dict[str, np.ndarray]
-) -> dict[str, float]:
-    """The largest absolute difference of each quantity between the two runs.
-
-    Shapes: two dicts of matching arrays -> {quantity: scalar}. Exact 0.0 where both agree.
-    """
-    return {name: engine.max_abs_diff(readable[name], engine_out[name]) for name in QUANTITIES}
+    return {name: engine.max_abs_diff(a[name], b[name]) for name in QUANTITIES}
 
 
 def compare_implementations(
-    x: np.ndarray, params: Params, causal: bool = True, eps: float = 1e-5
+    x: np.ndarray, params: Params, causal: bool = True, eps: float = LN_EPS
 ) -> dict[str, float]:
     """Run both implementations and return the largest absolute difference per quantity.
 
@@ -83,7 +62,38 @@ def compare_implementations(
     resid ln_out.
     Example: max(compare_implementations(x, params).values()) < 1e-12
     """
-    return max_differences(readable_run(x, params, causal, eps), engine_run(x, params, causal, eps))
+    return max_differences(
+        run(readable, x, params, causal, eps), run(engine, x, params, causal, eps)
+    )
+
+
+def head_differences(
+    x: np.ndarray, params: Params, trace: engine.Trace, h: int
+) -> dict[str, float]:
+    """Head h of an engine trace against the readable code's run of that head on the same X,
+    weights, mask, temperature and scale: the largest difference of each of its quantities.
+
+    Shapes: x [T, d_model] -> {q k v scores pattern z: scalar}.
+    """
+    w = (params.W_Q[h], params.W_K[h], params.W_V[h])
+    mine = readable.attention_head(x, *w, trace.mask, trace.temperature, trace.scale)
+    theirs = trace.heads[h]
+    return {
+        name: engine.max_abs_diff(getattr(mine, name), getattr(theirs, name))
+        for name in HEAD_QUANTITIES
+    }
+
+
+def layer_norm_differences(
+    x: np.ndarray, attn_out: np.ndarray, eps: float = LN_EPS
+) -> dict[str, float]:
+    """The residual and LayerNorm of both implementations on the same X and attn_out.
+
+    Shapes: x, attn_out [T, d_model] -> {resid, ln_out: scalar}.
+    """
+    a = readable.residual_layer_norm(x, attn_out, eps)
+    b = engine.residual_layer_norm(x, attn_out, eps)
+    return {name: engine.max_abs_diff(m, n) for name, m, n in zip(("resid", "ln_out"), a, b)}
 
 
 def agree(differences: dict[str, float], tol: float = 1e-12) -> bool:

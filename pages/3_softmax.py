@@ -6,6 +6,7 @@ import streamlit as st
 
 import llm
 from llm.attention import scale_mask_softmax, softmax
+from ui.compute import head_agreement
 from ui.exercise import your_turn
 from ui.frame import frame
 from ui.heatmaps import heatmap
@@ -54,6 +55,11 @@ st.caption(t("row_sums") + ": " + ", ".join(f"{v:.6f}" for v in llm.row_sums(hea
 
 if (box := folded(t("code"), key="softmax_code")) is not None:
     with box:
+        cfg = s.cfg
+        agreement = head_agreement(
+            s.text, cfg.d_model, cfg.n_heads, cfg.seed, s.causal, cfg.embeddings, s.head
+        )
+        st.caption(t("engine_note", diff=f"{agreement['pattern']:.1e}"))
         show_code(softmax, scale_mask_softmax)
 
 your_turn(s.lang, s.lab, "softmax", s.head, s.causal)

@@ -5,6 +5,7 @@ import streamlit as st
 
 import llm
 from llm.attention import causal_attention, mix_values
+from ui.compute import head_agreement
 from ui.exercise import your_turn
 from ui.frame import frame
 from ui.heatmaps import heatmap
@@ -105,6 +106,11 @@ with st.expander(t("why")):
 
 if (box := folded(t("code"), key="mix_code")) is not None:
     with box:
+        cfg = s.cfg
+        agreement = head_agreement(
+            s.text, cfg.d_model, cfg.n_heads, cfg.seed, s.causal, cfg.embeddings, s.head
+        )
+        st.caption(t("engine_note", diff=f"{agreement['z']:.1e}"))
         show_code(mix_values, causal_attention)
 
 your_turn(s.lang, s.lab, "mix", s.head, s.causal)

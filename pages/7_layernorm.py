@@ -6,6 +6,7 @@ import streamlit as st
 import llm
 from llm.nn import add, layer_norm, residual_layer_norm, row_stats
 from ui.charts import bar_chart, side_by_side
+from ui.compute import layer_norm_agreement
 from ui.exercise import your_turn
 from ui.frame import frame, on_a_phone
 from ui.grids import heatmap_grid
@@ -113,6 +114,10 @@ if (box := folded(t("tables"), key="layernorm_tables")) is not None:
 
 if (box := folded(t("code"), key="layernorm_code")) is not None:
     with box:
+        agreement = layer_norm_agreement(
+            s.text, cfg.d_model, cfg.n_heads, cfg.seed, s.causal, cfg.embeddings, eps
+        )
+        st.caption(t("engine_note", diff=f"{max(agreement.values()):.1e}"))
         show_code(add, layer_norm, residual_layer_norm, row_stats)
 
 your_turn(s.lang, s.lab, "add_norm", s.head, s.causal, eps)

@@ -16,7 +16,7 @@ from ui.tables import matrix_table, shape_text, table_of
 from ui.text import translator
 from ui.text.code import TEXT
 
-EPS = 1e-5  # the chapter's eps; page 7 lets you vary it
+EPS = llm.LN_EPS  # the chapter's eps; page 7 lets you vary it
 
 s = frame("page_code")
 t = translator(TEXT, s.lang)
@@ -35,7 +35,7 @@ st.write(t("compare_intro", eps=f"{EPS:g}"))
 st.dataframe(
     table_of(
         np.array([[differences[name]] for name in QUANTITIES]),
-        [shape_text(name, engine_out[name]) for name in QUANTITIES],
+        [shape_text(name, np.asarray(engine_out[name])) for name in QUANTITIES],
         [t("largest")],
     ),
     column_config={t("largest"): st.column_config.NumberColumn(format="%.2e")},

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 import llm
-from llm.compare import QUANTITIES, engine_run
-from ui.compute import compare_lab, compute_lab, frozen
+from llm import engine
+from llm.compare import HEAD_QUANTITIES, QUANTITIES, head_differences, run
+from ui.compute import compare_lab, compute_lab, frozen, head_agreement, layer_norm_agreement
 
 
 def test_a_setting_is_computed_once_and_shared_read_only() -> None:
@@ -33,9 +34,11 @@ def test_a_setting_is_computed_once_and_shared_read_only() -> None:
 def test_page_8_comparison_is_shared_read_only() -> None:
     readable, engine_out, differences = compare_lab("a b c", 4, 2, 1, True, "seeded", 1e-5)
     assert compare_lab("a b c", 4, 2, 1, True, "seeded", 1e-5)[1] is engine_out
-    assert not engine_out["pattern"].flags.writeable
+    assert not any(pattern.flags.writeable for pattern in engine_out["pattern"])
+    assert not engine_out["ln_out"].flags.writeable
     assert max(differences.values()) < 1e-12
     assert isinstance(readable["ln_out"], list)
+    assert isinstance(readable["ln_out"][0][0], float)  # plain Python numbers, not numpy's
 
 
 @pytest.mark.parametrize("causal", [True, False])
@@ -43,9 +46,29 @@ def test_page_8_engine_side_is_the_labs_own_trace(causal: bool) -> None:
     lab = compute_lab("the cat sat on the mat", 8, 2, 5, causal, "seeded")
     _, engine_out, _ = compare_lab("the cat sat on the mat", 8, 2, 5, causal, "seeded", 1e-3)
     assert engine_out["concat"] is lab.trace.concat  # not a second run of the engine
-    fresh = engine_run(np.array(lab.x), lab.params, causal, 1e-3)
+    fresh = run(engine, np.array(lab.x), lab.params, causal, 1e-3)
     for name in QUANTITIES:  # the very numbers a separate engine run gives, eps included
         np.testing.assert_array_equal(engine_out[name], fresh[name], err_msg=name)
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_pages_agreement_is_the_readable_code_against_the_labs_numbers(causal: bool) -> None:
+    setting = ("the cat sat on the mat", 8, 4, 5, causal, "seeded")
+    lab = compute_lab(*setting)
+    _, _, page_8 = compare_lab(*setting, 1e-3)
+    for h in range(4):
+        one_head = head_agreement(*setting, h)
+        assert list(one_head) == list(HEAD_QUANTITIES)
+        assert 0.0 <= max(one_head.values()) < 1e-12
+    # a planted difference in the engine's numbers is what the pages would report
+    planted = dataclasses.replace(lab.trace.heads[1], pattern=lab.trace.heads[1].pattern + 1e-9)
+    trace = dataclasses.replace(lab.trace, heads=(lab.trace.heads[0], planted))
+    off = head_differences(lab.x, lab.params, trace, 1)
+    assert off["pattern"] == pytest.approx(1e-9, rel=1e-3) and off["z"] < 1e-12
+    ln = layer_norm_agreement(*setting, 1e-3)
+    assert list(ln) == ["resid", "ln_out"] and max(ln.values()) < 1e-12
+    assert ln["resid"] == 0.0  # x + attn_out: one addition per entry, the same in both
+    assert page_8["resid"] <= 1e-12
 
 
 def test_frozen_reaches_arrays_inside_containers() -> None:

@@ -7,57 +7,50 @@ whose every step (scores, softmax, z, entropy, residual, LayerNorm) has a closed
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from types import ModuleType
 
 import numpy as np
 import pytest
 
 import llm
-from llm import attention, nn
+from llm import attention, engine, nn, readable
 
 TOL = {"rtol": 1e-12, "atol": 1e-12}
 E = math.e
 P = E / (1 + E)  # softmax([1, 0])[0]
 EPS = 1e-5
+IMPLS = pytest.mark.parametrize("impl", [engine, readable], ids=["engine", "readable"])
 
 
-def _engine(x: list, wq: list, wk: list, wv: list, wo: list, causal: bool) -> tuple:
-    params = llm.Params(*(np.array(m, dtype=np.float64) for m in (wq, wk, wv, wo)))
-    trace = llm.multi_head_attention(np.array(x, dtype=np.float64), params, causal=causal)
-    heads = [{"scores": h.scores, "pattern": h.pattern, "z": h.z} for h in trace.heads]
-    resid, ln_out = llm.residual_layer_norm(np.array(x, dtype=np.float64), trace.attn_out)
-    return heads, trace.concat, trace.attn_out, resid, ln_out
+def _run(impl: ModuleType, causal: bool) -> tuple:
+    """The two-token sublayer below through ``impl``, its residual and LayerNorm included."""
+    trace = impl.multi_head_attention(X2, PARAMS2, causal=causal)
+    resid, ln_out = impl.residual_layer_norm(X2, trace.attn_out)
+    return trace.heads, *(np.asarray(m) for m in (trace.concat, trace.attn_out, resid, ln_out))
 
-
-def _readable(x: list, wq: list, wk: list, wv: list, wo: list, causal: bool) -> tuple:
-    heads, concat, attn_out = nn.multi_head_attention(x, wq, wk, wv, wo, causal)
-    resid, ln_out = nn.residual_layer_norm(x, attn_out)
-    heads = [{name: np.array(h[name]) for name in ("scores", "pattern", "z")} for h in heads]
-    return heads, *(np.array(m) for m in (concat, attn_out, resid, ln_out))
-
-
-IMPLS = pytest.mark.parametrize("run", [_readable, _engine], ids=["readable", "engine"])
 
 # two tokens, d_model 2, two heads of d_head 1 (so sqrt(d_head) = 1), W_O = identity
-X2 = [[1.0, 0.0], [0.0, 1.0]]
+X2 = np.array([[1.0, 0.0], [0.0, 1.0]])
 W_Q = [[[1.0], [0.0]], [[0.0], [1.0]]]  # head 0: q = [1, 0]    head 1: q = [0, 1]
 W_K = [[[1.0], [0.0]], [[1.0], [1.0]]]  # head 0: k = [1, 0]    head 1: k = [1, 1]
 W_V = [[[2.0], [4.0]], [[1.0], [-1.0]]]  # head 0: v = [2, 4]    head 1: v = [1, -1]
 W_O = [[1.0, 0.0], [0.0, 1.0]]
+PARAMS2 = llm.Params(*(np.array(m, dtype=np.float64) for m in (W_Q, W_K, W_V, W_O)))
 
 
 @IMPLS
-def test_two_tokens_without_mask(run: Callable) -> None:
-    heads, concat, attn_out, resid, ln_out = run(X2, W_Q, W_K, W_V, W_O, False)
+def test_two_tokens_without_mask(impl: ModuleType) -> None:
+    heads, concat, attn_out, resid, ln_out = _run(impl, False)
+    pattern0, pattern1 = np.asarray(heads[0].pattern), np.asarray(heads[1].pattern)
     # head 0: scores [[1, 0], [0, 0]]; row 0 -> [e/(1+e), 1/(1+e)], row 1 -> [1/2, 1/2]
-    assert heads[0]["scores"].tolist() == [[1.0, 0.0], [0.0, 0.0]]
-    np.testing.assert_allclose(heads[0]["pattern"], [[P, 1 - P], [0.5, 0.5]], **TOL)
+    assert np.asarray(heads[0].scores).tolist() == [[1.0, 0.0], [0.0, 0.0]]
+    np.testing.assert_allclose(pattern0, [[P, 1 - P], [0.5, 0.5]], **TOL)
     # z0 = pattern @ [2, 4] = [2p + 4(1 - p), 3] = [4 - 2p, 3]
-    np.testing.assert_allclose(heads[0]["z"], [[4 - 2 * P], [3.0]], **TOL)
+    np.testing.assert_allclose(heads[0].z, [[4 - 2 * P], [3.0]], **TOL)
     # head 1: scores [[0, 0], [1, 1]]: both rows uniform, z1 = (1 - 1) / 2 = 0
-    assert heads[1]["scores"].tolist() == [[0.0, 0.0], [1.0, 1.0]]
-    assert heads[1]["pattern"].tolist() == [[0.5, 0.5], [0.5, 0.5]]
-    assert heads[1]["z"].tolist() == [[0.0], [0.0]]
+    assert np.asarray(heads[1].scores).tolist() == [[0.0, 0.0], [1.0, 1.0]]
+    assert pattern1.tolist() == [[0.5, 0.5], [0.5, 0.5]]
+    assert np.asarray(heads[1].z).tolist() == [[0.0], [0.0]]
     np.testing.assert_allclose(concat, [[4 - 2 * P, 0.0], [3.0, 0.0]], **TOL)
     np.testing.assert_allclose(attn_out, concat, **TOL)  # W_O = identity
     # resid = x + attn_out = [[5 - 2p, 0], [3, 1]]
@@ -68,32 +61,33 @@ def test_two_tokens_without_mask(run: Callable) -> None:
     np.testing.assert_allclose(ln_out, [[c0, -c0], [c1, -c1]], **TOL)
 
     # entropy: H([p, 1 - p]) = ln(1 + e) - e/(1 + e) ≈ 0.5822, H([1/2, 1/2]) = ln 2
-    h0 = llm.row_entropy(heads[0]["pattern"])
+    h0 = np.asarray(impl.row_entropy(pattern0))
     np.testing.assert_allclose(h0, [math.log(1 + E) - P, math.log(2)], **TOL)
     assert h0[0] == pytest.approx(0.58220, abs=1e-5)
     mean0 = (math.log(1 + E) - P + math.log(2)) / 2
-    assert llm.head_entropy(heads[0]["pattern"]) == pytest.approx(mean0, rel=1e-12)
-    assert llm.head_sharpness(heads[0]["pattern"], causal=False) == pytest.approx(
+    assert impl.head_entropy(pattern0) == pytest.approx(mean0, rel=1e-12)
+    assert llm.head_sharpness(pattern0, causal=False) == pytest.approx(
         mean0 / math.log(2), rel=1e-12
     )
-    assert llm.head_sharpness(heads[1]["pattern"], causal=False) == 1.0
-    assert llm.classify_head(heads[1]["pattern"], causal=False) == "diffuse"
+    assert llm.head_sharpness(pattern1, causal=False) == 1.0
+    assert llm.classify_head(pattern1, causal=False) == "diffuse"
 
 
 @IMPLS
-def test_two_tokens_causal(run: Callable) -> None:
-    heads, concat, attn_out, resid, ln_out = run(X2, W_Q, W_K, W_V, W_O, True)
+def test_two_tokens_causal(impl: ModuleType) -> None:
+    heads, concat, attn_out, resid, ln_out = _run(impl, True)
+    pattern0, pattern1 = np.asarray(heads[0].pattern), np.asarray(heads[1].pattern)
     # row 0 may only look at itself: [1, 0] in both heads, whatever its scores
-    assert heads[0]["pattern"].tolist() == [[1.0, 0.0], [0.5, 0.5]]
-    assert heads[1]["pattern"].tolist() == [[1.0, 0.0], [0.5, 0.5]]
-    assert heads[0]["pattern"][0, 1] == 0.0  # masked: exactly 0.0
+    assert pattern0.tolist() == [[1.0, 0.0], [0.5, 0.5]]
+    assert pattern1.tolist() == [[1.0, 0.0], [0.5, 0.5]]
+    assert pattern0[0, 1] == 0.0  # masked: exactly 0.0
     # z0 = [2, (2 + 4) / 2] = [2, 3]; z1 = [1, (1 - 1) / 2] = [1, 0]
     assert concat.tolist() == [[2.0, 1.0], [3.0, 0.0]]
     assert attn_out.tolist() == [[2.0, 1.0], [3.0, 0.0]]
     assert resid.tolist() == [[3.0, 1.0], [3.0, 1.0]]
     c = 1 / math.sqrt(1 + EPS)  # [3, 1]: mean 2, var 1
     np.testing.assert_allclose(ln_out, [[c, -c], [c, -c]], **TOL)
-    h = llm.row_entropy(heads[0]["pattern"])
+    h = impl.row_entropy(pattern0)
     assert h[0] == 0.0
     assert h[1] == pytest.approx(math.log(2), rel=1e-15)
 
@@ -177,9 +171,9 @@ def test_chapter_8_toy_with_identity_projections() -> None:
     # chapter 8's one-loop causal_attention gives the same z
     one_loop = attention.causal_attention(X_TOY, eye.tolist(), eye.tolist(), eye.tolist())
     np.testing.assert_allclose(head.z, one_loop, **TOL)
-    readable = nn.attention_head(X_TOY, eye.tolist(), eye.tolist(), eye.tolist(), causal=True)
-    assert readable["scores"] == SCORES_TOY
-    np.testing.assert_allclose(readable["pattern"], head.pattern, **TOL)
+    chapter = nn.attention_head(X_TOY, eye.tolist(), eye.tolist(), eye.tolist(), causal=True)
+    assert chapter["scores"] == SCORES_TOY
+    np.testing.assert_allclose(chapter["pattern"], head.pattern, **TOL)
 
 
 def test_chapter_9_default_shapes_and_entropy_bound() -> None:

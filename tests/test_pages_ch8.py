@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apptest_pages import (
+from streamlit.testing.v1 import AppTest
+
+import llm
+from tests.apptest_pages import (
     LINKS,
     PAGES,
     Expected,
@@ -20,9 +23,6 @@ from apptest_pages import (
     tables,
     z_of,
 )
-from streamlit.testing.v1 import AppTest
-
-import llm
 
 PAGES = {key: PAGES[key] for key in ("qkv", "scores", "softmax", "mix")}
 TITLES = {

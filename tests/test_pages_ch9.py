@@ -15,7 +15,13 @@ import string
 
 import numpy as np
 import pytest
-from apptest_pages import (
+from streamlit.testing.v1 import AppTest
+
+import llm
+import llm.nn
+from llm import engine, readable
+from llm.compare import QUANTITIES, agree, compare_implementations, max_differences, run
+from tests.apptest_pages import (
     LINKS,
     PAGES,
     Expected,
@@ -26,18 +32,6 @@ from apptest_pages import (
     shown_text,
     tables,
     z_of,
-)
-from streamlit.testing.v1 import AppTest
-
-import llm
-import llm.nn
-from llm.compare import (
-    QUANTITIES,
-    agree,
-    compare_implementations,
-    engine_run,
-    max_differences,
-    readable_run,
 )
 from ui.text.code import TEXT as CODE_TEXT
 from ui.text.concat import TEXT as CONCAT_TEXT
@@ -382,12 +376,12 @@ def test_code_shows_the_real_source() -> None:
 
 def test_compare_reports_a_planted_difference() -> None:
     want = Expected({})
-    readable = readable_run(want.x, want.params, want.causal)
-    engine_out = engine_run(want.x, want.params, want.causal)
-    assert agree(max_differences(readable, engine_out))
+    readable_out = run(readable, want.x, want.params, want.causal)
+    engine_out = run(engine, want.x, want.params, want.causal)
+    assert agree(max_differences(readable_out, engine_out))
     engine_out["ln_out"] = engine_out["ln_out"].copy()
     engine_out["ln_out"][2, 3] += 1e-9
-    planted = max_differences(readable, engine_out)
+    planted = max_differences(readable_out, engine_out)
     assert planted["ln_out"] == pytest.approx(1e-9, rel=1e-3)
     assert not agree(planted)
     assert agree(planted, tol=1e-8)

@@ -16,7 +16,8 @@ import numpy as np
 import streamlit as st
 
 import llm
-from llm.compare import max_differences, readable_run, traced_outputs
+from llm import engine, readable
+from llm.compare import head_differences, layer_norm_differences, max_differences, outputs, run
 
 
 @dataclass(frozen=True)
@@ -75,9 +76,30 @@ def compare_lab(
     The readable run is plain Python: about 38 ms at d_model 64 with 16 heads and 32 tokens,
     so a rerun that keeps the setting (another head, the language) reuses it. The engine's side
     is the lab's own trace, the one every other page shows, not a second run.
-    Returns (readable_run, engine_run, max_differences) of ``llm.compare``.
+    Returns (readable run, engine run, max_differences) of ``llm.compare``.
     """
     lab = compute_lab(text, d_model, n_heads, seed, causal, embeddings)
-    readable = readable_run(lab.x, lab.params, causal, eps)
-    engine_out = traced_outputs(lab.x, lab.trace, eps)
-    return frozen((readable, engine_out, max_differences(readable, engine_out)))
+    readable_out = run(readable, lab.x, lab.params, causal, eps)
+    engine_out = outputs(engine, lab.x, lab.trace, eps)
+    return frozen((readable_out, engine_out, max_differences(readable_out, engine_out)))
+
+
+@st.cache_data(max_entries=128, show_spinner=False)
+def head_agreement(
+    text: str, d_model: int, n_heads: int, seed: int, causal: bool, embeddings: str, head: int
+) -> dict[str, float]:
+    """How far the readable code's run of one head is from the engine's numbers a page shows:
+    the largest difference of q, k, v, scores, pattern and z (``llm.compare.head_differences``).
+    One head of the readable code is a few milliseconds at the largest setting."""
+    lab = compute_lab(text, d_model, n_heads, seed, causal, embeddings)
+    return head_differences(lab.x, lab.params, lab.trace, head)
+
+
+@st.cache_data(max_entries=128, show_spinner=False)
+def layer_norm_agreement(
+    text: str, d_model: int, n_heads: int, seed: int, causal: bool, embeddings: str, eps: float
+) -> dict[str, float]:
+    """How far the readable residual and LayerNorm are from the engine's on the lab's X and
+    attn_out, at this eps: the largest difference of resid and ln_out."""
+    lab = compute_lab(text, d_model, n_heads, seed, causal, embeddings)
+    return layer_norm_differences(lab.x, lab.trace.attn_out, eps)

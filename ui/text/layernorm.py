@@ -34,7 +34,8 @@ TEXT = {
         "helpers": "The chapter's helpers are small because their role is structural: add is the residual connection — it keeps the old representation and adds the change proposed by the sublayer; layer_norm works row by row, so each token is normalized independently of the others; mean re-centres a token's features around zero; var measures how spread out they are; dividing by sqrt(var + eps) gives the next layer a predictable scale.",
         "invariant": "You now have the invariant a transformer depends on: every sublayer takes a matrix and returns a matrix of the same shape, so the residual stream can keep flowing.",
         "tables": "The same numbers as tables",
-        "code": "The code that computed these numbers",
+        "code": "The readable code of this step",
+        "engine_note": "The numbers above come from the vectorized engine (llm/engine.py). The readable code below, run on the same X and attn_out, gives the same resid and ln_out at this eps: the largest difference is {diff}.",
     },
     "fr": {
         "title": "7. Résiduel + LayerNorm",
@@ -69,6 +70,7 @@ TEXT = {
         "helpers": "Ces helpers sont petits parce que leur rôle est structurel : add est la connexion résiduelle — elle garde l’ancienne représentation et y ajoute le changement proposé par la sous-couche ; layer_norm travaille ligne par ligne, donc chaque token est normalisé indépendamment des autres ; mean recentre les features d’un token autour de zéro ; var mesure à quel point ces features sont dispersées ; diviser par sqrt(var + eps) donne à la couche suivante une échelle prévisible.",
         "invariant": "Tu as maintenant l’invariant dont dépend un transformer : chaque sous-couche accepte une matrice et retourne une matrice de la même forme, pour que le flux résiduel puisse continuer à circuler.",
         "tables": "Les mêmes nombres en tableaux",
-        "code": "Le code qui a calculé ces nombres",
+        "code": "Le code lisible de cette étape",
+        "engine_note": "Les nombres ci-dessus viennent du moteur vectorisé (llm/engine.py). Le code lisible ci-dessous, sur les mêmes X et attn_out, donne les mêmes resid et ln_out à cet eps : la plus grande différence est de {diff}.",
     },
 }

@@ -28,7 +28,8 @@ TEXT = {
         "why": "Why it works",
         "why_body": "A head can learn different patterns:\n\n- **Copy**: each token looks at the previous one.\n- **Lookup**: each *the* looks at the noun that follows.\n- **Agreement**: each verb looks at its subject.\n- **Summary**: each token averages the whole sequence.\n\nGradient descent discovers the patterns it needs. We do not code them by hand. Attention lets the model learn different patterns of relation between tokens.",
         "why_note": "The W_Q, W_K, W_V of this lab are drawn from the seed, not trained: the patterns you see here are random, not learned.",
-        "code": "The code that computed these numbers",
+        "code": "The readable code of this step",
+        "engine_note": "The numbers above come from the vectorized engine (llm/engine.py). The readable code below, run on the same X and weights, gives the same output Z: the largest difference is {diff}.",
     },
     "fr": {
         "title": "4. Mélanger les values",
@@ -57,6 +58,7 @@ TEXT = {
         "why": "Pourquoi ça marche",
         "why_body": "Une tête peut apprendre différents motifs :\n\n- **Copie** : chaque token regarde le précédent.\n- **Lookup** : chaque *the* regarde le nom qui suit.\n- **Accord** : chaque verbe regarde son sujet.\n- **Résumé** : chaque token moyenne toute la séquence.\n\nLa descente de gradient découvre les motifs nécessaires. On ne les code pas à la main. L’attention permet au modèle d’apprendre différents motifs de relation entre les tokens.",
         "why_note": "Les W_Q, W_K, W_V de ce labo sont tirés de la graine, pas entraînés : les motifs que tu vois ici sont aléatoires, pas appris.",
-        "code": "Le code qui a calculé ces nombres",
+        "code": "Le code lisible de cette étape",
+        "engine_note": "Les nombres ci-dessus viennent du moteur vectorisé (llm/engine.py). Le code lisible ci-dessous, sur les mêmes X et poids, donne la même sortie Z : la plus grande différence est de {diff}.",
     },
 }

@@ -13,7 +13,8 @@ TEXT = {
         "query": "query (who looks)",
         "key": "key (who is looked at)",
         "masked_cell": "masked (−∞ before softmax, 0 after)",
-        "code": "The code that computed these numbers",
+        "code": "The readable code of this step",
+        "engine_note": "The numbers above come from the vectorized engine (llm/engine.py). The readable code below, run on the same X and weights, gives the same pattern A: the largest difference is {diff}.",
     },
     "fr": {
         "title": "3. Échelle, masque, softmax",
@@ -27,6 +28,7 @@ TEXT = {
         "query": "query (qui regarde)",
         "key": "key (qui est regardé)",
         "masked_cell": "masqué (−∞ avant softmax, 0 après)",
-        "code": "Le code qui a calculé ces nombres",
+        "code": "Le code lisible de cette étape",
+        "engine_note": "Les nombres ci-dessus viennent du moteur vectorisé (llm/engine.py). Le code lisible ci-dessous, sur les mêmes X et poids, donne le même motif : la plus grande différence est de {diff}.",
     },
 }
