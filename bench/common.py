@@ -341,8 +341,9 @@ def streamlit_cluster(processes: int, timeout: float = 60.0) -> Iterator[Cluster
 
 
 def page_files() -> list[Path]:
-    """app.py and every lesson page, in the chapters' order."""
-    return [ROOT / "app.py", *sorted((ROOT / "pages").glob("[0-9]*_*.py"))]
+    """app.py and every lesson page, in the order of their numbers (9 before 10)."""
+    pages = (ROOT / "pages").glob("[0-9]*_*.py")
+    return [ROOT / "app.py", *sorted(pages, key=lambda path: int(path.name.split("_")[0]))]
 
 
 def page_slug(path: Path) -> str:

@@ -24,7 +24,7 @@ PAGES = {
     "heads": "../pages/5_heads.py",
     "concat": "../pages/6_concat.py",
     "layernorm": "../pages/7_layernorm.py",
-    "code": "../pages/8_code.py",
+    "code": "../pages/9_code.py",
 }
 SENTENCE_32 = " ".join(f"w{n % 20}" for n in range(32))  # 32 tokens, w0..w11 twice
 LINKS: dict[str, dict[str, str]] = {

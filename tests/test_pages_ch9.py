@@ -336,7 +336,7 @@ def test_layernorm_settings_change_the_numbers() -> None:
     assert not np.allclose(a[:, :2], b[:, :2])
 
 
-# --- page 8: the code ------------------------------------------------------------------------
+# --- page 9: the code ------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("link", ["chapter8", "chapter9", "wide", "no_mask", "repeats"])

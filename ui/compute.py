@@ -71,7 +71,7 @@ def compute_lab(
 def compare_lab(
     text: str, d_model: int, n_heads: int, seed: int, causal: bool, embeddings: str, eps: float
 ) -> tuple[dict, dict, dict[str, float]]:
-    """Page 8's two runs of one setting and their largest differences, once per setting.
+    """/code's two runs of one setting and their largest differences, once per setting.
 
     The readable run is plain Python: about 38 ms at d_model 64 with 16 heads and 32 tokens,
     so a rerun that keeps the setting (another head, the language) reuses it. The engine's side

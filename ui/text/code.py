@@ -1,8 +1,8 @@
-"""Texts of page 8, the code: the readable modules and their cross-check with the engine."""
+"""Texts of page 9, the code: the readable modules and their cross-check with the engine."""
 
 TEXT = {
     "en": {
-        "title": "8. The code",
+        "title": "9. The code",
         "formula": r"\max_{i,j}\, \bigl|\,\mathrm{readable}_{ij} - \mathrm{engine}_{ij}\,\bigr| < 10^{-12}",
         "intro": "Every number on these pages was computed by the vectorized numpy engine (llm/engine.py). The same sublayer also exists as readable code on plain Python lists: chapter 8's llm/attention.py (one causal head) and chapter 9's llm/nn.py (several heads, concat and W_O, add and layer_norm). Here both run on the current X and the current weights, and every intermediate is compared.",
         "compare": "Readable code against the engine",
@@ -24,7 +24,7 @@ TEXT = {
         "why": "Why this chapter matters: we now have every piece of a transformer block. Attention (chapter 8) fetches information from other positions. Multi-head (this chapter) runs several attention routes in parallel. Residual + LayerNorm (this chapter) give the connectivity and the normalization that let many blocks be stacked. The next chapter assembles them into a complete transformer block, then stacks several to form the real architecture.",
     },
     "fr": {
-        "title": "8. Le code",
+        "title": "9. Le code",
         "formula": r"\max_{i,j}\, \bigl|\,\mathrm{lisible}_{ij} - \mathrm{moteur}_{ij}\,\bigr| < 10^{-12}",
         "intro": "Tous les nombres de ces pages ont été calculés par le moteur numpy vectorisé (llm/engine.py). La même sous-couche existe aussi en code lisible sur de simples listes Python : llm/attention.py du chapitre 8 (une tête causale) et llm/nn.py du chapitre 9 (plusieurs têtes, concaténation et W_O, add et layer_norm). Ici les deux tournent sur le X et les poids actuels, et chaque résultat intermédiaire est comparé.",
         "compare": "Code lisible contre moteur",

@@ -1,4 +1,4 @@
-"""Page 8: the readable modules as they are, and their numbers against the engine's."""
+"""Page 9: the readable modules as they are, and their numbers against the engine's."""
 
 import numpy as np
 import streamlit as st
