@@ -7,6 +7,7 @@
 - ``llm.analysis``  — what the pages read off a trace: entropy ceilings, sharpness, asymmetry.
 - ``llm.backward``  — the gradients of attention and LayerNorm, by the chain rule.
 - ``llm.depth``     — the sublayer stacked 1 to 24 times in four ways, measured at init.
+- ``llm.model``     — the tiny two-layer model the lab trains (``python -m llm.train``), its run.
 - ``llm.config``    — ``AttentionConfig`` and its checks.
 - ``llm.data``      — tokens, embeddings and seeded weights.
 - ``llm.compare``   — runs both implementations and reports their largest differences.
@@ -31,6 +32,7 @@ from llm.backward import (
     layer_norm_backward,
     softmax_backward,
 )
+from llm.checkpoints import load_model
 from llm.config import (
     EMBEDDINGS,
     HANDMADE_D_MODEL,
@@ -83,6 +85,8 @@ from llm.engine import (
     score_divisor,
     softmax,
 )
+from llm.head_scores import first_token_score, head_role, induction_score, previous_token_score
+from llm.model import ModelRun, TinyModel, run_model, top_predictions
 
 __all__ = [
     "EMBEDDINGS",
@@ -102,6 +106,8 @@ __all__ = [
     "VARIANTS",
     "AttentionConfig",
     "AttentionGrads",
+    "ModelRun",
+    "TinyModel",
     "DepthStack",
     "HeadTrace",
     "LabError",
@@ -118,6 +124,13 @@ __all__ = [
     "depth_stack",
     "divisors",
     "embed",
+    "first_token_score",
+    "head_role",
+    "induction_score",
+    "load_model",
+    "previous_token_score",
+    "run_model",
+    "top_predictions",
     "head_entropy",
     "head_sharpness",
     "init_params",
