@@ -5,10 +5,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian's chromium for the browser tests, nginx for the tests of scripts/serve.sh
+# Debian's chromium for the browser tests, nginx for the tests of scripts/serve.sh, git-lfs for
+# those of deploy/space.sh
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+git lfs version >/dev/null 2>&1 || missing+=(git-lfs)
 if [ "${#missing[@]}" -gt 0 ]; then
     sudo_cmd=""
     [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"

@@ -3,6 +3,7 @@ exactly requirements.txt in a fresh virtual environment."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import subprocess
@@ -188,10 +189,178 @@ def test_dockerignore_keeps_what_the_app_needs() -> None:
     assert [path for path in needed if ignored(path)] == []
     unneeded = [".venv/bin/python", ".git/HEAD", "artifacts/x.png", "scripts/test.sh", "bench/x.py"]
     unneeded += ["docs/screenshot.png", "tests/e2e/harness.py", ".pytest_cache/v/x"]
+    unneeded += ["deploy/space.sh"]  # it pushes to a Space; the Space's image does not run it
     # what a local run compiles, in every folder: the image compiles its own
     unneeded += ["__pycache__/app.cpython-311.pyc", "llm/__pycache__/engine.cpython-311.pyc"]
     unneeded += ["ui/text/__pycache__/en.cpython-311.pyc", "sandbox/worker.pyc"]
     assert [path for path in unneeded if not ignored(path)] == []
+
+
+# --- Hugging Face Spaces: deploy/space.sh --------------------------------------------------
+
+SPACE_SCRIPT = ROOT / "deploy" / "space.sh"
+LFS_POINTER = b"version https://git-lfs.github.com/spec/v1\n"
+
+# The Hub's rule for a push, as a pre-receive hook: a file with a zero byte (or above 10 MB)
+# that is not a git-lfs pointer is refused, in any commit the push brings.
+HUB_HOOK = """#!{python}
+import subprocess, sys
+new = [line.split()[1] for line in sys.stdin if line.strip()]
+listed = subprocess.run(["git", "rev-list", "--objects", *new, "--not", "--all"],
+                        capture_output=True, text=True, check=True).stdout.splitlines()
+paths = dict(entry.partition(" ")[::2] for entry in listed)
+batch = subprocess.run(["git", "cat-file", "--batch"], input="\\n".join(paths).encode() + b"\\n",
+                       capture_output=True, check=True).stdout
+while batch:
+    header, _, batch = batch.partition(b"\\n")
+    sha, kind, size = header.decode().split()
+    data, batch = batch[: int(size)], batch[int(size) + 1 :]
+    if kind == "blob" and (b"\\0" in data or len(data) > 10_000_000):
+        sys.exit("Your push was rejected because it contains binary files: " + paths[sha])
+"""
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True
+    ).stdout
+
+
+def space(*args: str, cwd: Path = ROOT, script: Path = SPACE_SCRIPT) -> subprocess.CompletedProcess:
+    """deploy/space.sh with ``args``; git-lfs missing is a failure, never a skip."""
+    lfs = subprocess.run(["git", "lfs", "version"], capture_output=True)
+    if lfs.returncode != 0:
+        pytest.fail("git-lfs is missing: scripts/test.sh installs it (apt-get install git-lfs)")
+    return subprocess.run(["bash", str(script), *args], cwd=cwd, capture_output=True, text=True)
+
+
+def front_matter(readme: str) -> tuple[dict[str, str], str]:
+    """The ``key: value`` lines between the first two ``---`` lines, and the text after them."""
+    lines = readme.split("\n")
+    assert lines[0] == "---", lines[0]
+    end = lines.index("---", 1)
+    fields = dict(line.split(": ", 1) for line in lines[1:end])
+    return fields, "\n".join(lines[end + 1 :])
+
+
+def fake_hub(tmp_path: Path) -> Path:
+    """A bare repository that refuses binary files as the Hub does, holding a first commit of
+    its own as a Space made on the web page does."""
+    hub = tmp_path / "space.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(hub)], check=True)
+    hook = hub / "hooks" / "pre-receive"
+    hook.write_text(HUB_HOOK.format(python=sys.executable))
+    hook.chmod(0o755)
+    web = tmp_path / "web"
+    web.mkdir()
+    (web / "README.md").write_text("---\ntitle: x\nsdk: gradio\n---\n")
+    (web / ".gitattributes").write_text("*.bin filter=lfs diff=lfs merge=lfs -text\n")
+    git(web, "init", "-q")
+    git(web, "add", ".")
+    git(web, "-c", "user.name=w", "-c", "user.email=w@x", "commit", "-q", "-m", "initial commit")
+    git(web, "push", "-q", str(hub), "HEAD:refs/heads/main")
+    return hub
+
+
+def test_a_space_gets_one_commit_with_its_binary_files_in_git_lfs(tmp_path: Path) -> None:
+    """--prepare makes what a Space is pushed: HEAD's files in one commit, the README with the
+    front matter Spaces read, and each binary file a git-lfs pointer to its exact content."""
+    done = space("--prepare", str(tmp_path / "space"))
+    assert done.returncode == 0, done.stderr
+    prepared = tmp_path / "space"
+    assert git(prepared, "rev-list", "--count", "HEAD") == "1\n"
+    head = git(ROOT, "ls-tree", "-r", "-z", "--name-only", "HEAD").split("\0")[:-1]
+    assert sorted(git(prepared, "ls-files").splitlines()) == sorted([*head, ".gitattributes"])
+
+    fields, rest = front_matter((prepared / "README.md").read_text())
+    assert fields["sdk"] == "docker"
+    assert ("EXPOSE", fields["app_port"]) in instructions(DOCKERFILE)
+    assert fields["colorFrom"] in {"red", "yellow", "green", "blue", "indigo", "purple", "pink"}
+    assert rest.lstrip("\n") == git(ROOT, "show", "HEAD:README.md")
+
+    binaries = []
+    for path in head:
+        original = subprocess.run(
+            ["git", "show", f"HEAD:{path}"], cwd=ROOT, capture_output=True, check=True
+        ).stdout
+        stored = subprocess.run(
+            ["git", "cat-file", "blob", f"HEAD:{path}"], cwd=prepared, capture_output=True
+        ).stdout
+        if b"\0" in original:
+            binaries.append(path)
+            assert stored.startswith(LFS_POINTER), path
+            assert f"oid sha256:{hashlib.sha256(original).hexdigest()}".encode() in stored
+        elif path != "README.md":
+            assert stored == original, path
+        # the folder holds the real files, as the Space's build gets them
+        if path != "README.md":
+            assert (prepared / path).read_bytes() == original, path
+    assert any(path.endswith(".png") for path in binaries)  # the README's screenshots
+    assert sorted(git(prepared, "lfs", "ls-files", "-n").splitlines()) == sorted(binaries)
+
+
+def test_any_binary_file_goes_to_git_lfs_whatever_its_name(tmp_path: Path) -> None:
+    """A checkpoint (.npz), a file without an extension, a text file above 10 MB: each is
+    tracked; text files stay plain."""
+    project = tmp_path / "project"
+    (project / "deploy").mkdir(parents=True)
+    (project / "deploy" / "space.sh").write_bytes(SPACE_SCRIPT.read_bytes())
+    (project / "README.md").write_text("# A lab\n")
+    (project / "llm").mkdir()
+    (project / "llm" / "model.npz").write_bytes(b"PK\x03\x04\x00\x01" * 100)
+    (project / "icon").write_bytes(b"\x89PNG\x00")
+    (project / "big.csv").write_text("1,2\n" * 3_000_000)
+    (project / "app.py").write_text("print('hi')\n")
+    git(project, "init", "-q")
+    git(project, "add", ".")
+    git(project, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-q", "-m", "lab")
+    done = space("--prepare", str(tmp_path / "space"), script=project / "deploy" / "space.sh")
+    assert done.returncode == 0, done.stderr
+    prepared = tmp_path / "space"
+    lfs = sorted(git(prepared, "lfs", "ls-files", "-n").splitlines())
+    assert lfs == ["big.csv", "icon", "llm/model.npz"]
+    attributes = (prepared / ".gitattributes").read_text()
+    assert "*.npz filter=lfs" in attributes and "/icon filter=lfs" in attributes
+    assert (prepared / "llm" / "model.npz").read_bytes() == b"PK\x03\x04\x00\x01" * 100
+
+
+def test_the_push_replaces_a_spaces_first_commit_and_the_hub_takes_it(tmp_path: Path) -> None:
+    """Against a repository that refuses binary files as the Hub does and starts with the web
+    page's commit: this repository's own history is refused, deploy/space.sh's push is taken
+    and replaces that commit, and a clone gets the real files back."""
+    hub = fake_hub(tmp_path)
+    url = f"file://{hub}"
+
+    def push(*options: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            ["git", "push", *options, url, "HEAD:refs/heads/main"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
+
+    # `git push space main`: the web page's commit is not in this history
+    plain = push()
+    assert plain.returncode != 0 and "[rejected]" in plain.stderr, plain.stderr
+    # and forced, the history's screenshots are refused
+    forced = push("--force")
+    assert forced.returncode != 0
+    assert "rejected because it contains binary files: docs/" in forced.stderr, forced.stderr
+
+    done = space(url)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "forced update" in done.stderr
+    assert git(hub, "rev-list", "--count", "main") == "1\n"  # the web page's commit is gone
+    clone = tmp_path / "clone"
+    subprocess.run(
+        ["git", "clone", "-q", "-b", "main", url, str(clone)], check=True, capture_output=True
+    )
+    git(clone, "lfs", "install", "--local")  # where git-lfs is not set up for every repository
+    git(clone, "lfs", "pull")
+    assert front_matter((clone / "README.md").read_text())[0]["sdk"] == "docker"
+    for png in git(ROOT, "ls-files", "*.png").splitlines():
+        assert (clone / png).read_bytes() == (ROOT / png).read_bytes(), png
+    assert (clone / "Dockerfile").read_text() == git(ROOT, "show", "HEAD:Dockerfile")
 
 
 # --- a fresh virtual environment -----------------------------------------------------------
