@@ -8,7 +8,7 @@
 from sandbox.errors import MAX_SOURCE, SandboxError
 from sandbox.helpers import ALLOWED_CALLS, HELPERS
 from sandbox.interpreter import Outcome
-from sandbox.language import check_source
+from sandbox.language import check_source, source_lines
 from sandbox.runner import run_function
 
 __all__ = [
@@ -19,4 +19,5 @@ __all__ = [
     "SandboxError",
     "check_source",
     "run_function",
+    "source_lines",
 ]

@@ -19,6 +19,56 @@ from sandbox.errors import MAX_INT, MAX_LIST, MAX_RANGE, SandboxError
 NUMBERS = frozenset({int, float, bool})
 SEQUENCES = frozenset({list, tuple, range})
 KEYS = frozenset({int, float, bool, str, type(None)})  # what may index a dict
+TEXT_STEP = 16  # characters of text read (hashed, searched, compared, parsed) for one step
+
+
+class NumberKey:
+    """A number as a dict key, hashed through its text: Python's own hash of a number is not
+    keyed, so ``i * (2**61 - 1)`` would give every key one hash and each lookup a walk through
+    all of them; text hashes are keyed per process. Equal numbers (``1``, ``1.0``, ``True``) are
+    one key, as in Python. Keys are wrapped on the way in and unwrapped on the way out."""
+
+    __slots__ = ("value", "hash")
+
+    def __init__(self, value: int | float | bool) -> None:
+        self.value = value
+        whole = type(value) is not float or value.is_integer()
+        self.hash = hash(str(int(value)) if whole else repr(value))
+
+    def __hash__(self) -> int:
+        return self.hash
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is NumberKey and self.value == other.value
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+def dict_key(meter: Meter, value: Any, line: int) -> Any:
+    """A value as the interpreter's dicts hold it as a key (text and None as themselves)."""
+    kind = type(value)
+    if kind is str:
+        meter.charge(len(value) // TEXT_STEP)  # its hash reads every character once
+        return value
+    if value is None:
+        return value
+    if kind in NUMBERS:
+        if value != value:
+            raise type_error(line, "nan cannot be a dict key")
+        return NumberKey(value)
+    raise type_error(line, f"a dict key must be a number or text, not {a_type(value)}")
+
+
+def plain_key(key: Any) -> Any:
+    """A dict key as the learner's code sees it."""
+    return key.value if type(key) is NumberKey else key
+
+
+def dict_keys(meter: Meter, value: dict) -> list:
+    """The keys of a dict as a list (a copy, charged one step a key)."""
+    meter.charge(len(value))
+    return [key.value if type(key) is NumberKey else key for key in value]
 
 
 class Meter(Protocol):
@@ -132,13 +182,13 @@ def check_size(n: int, line: int) -> None:
         raise too_big(line, "list", MAX_LIST)
 
 
-def sequence(value: Any, line: int, function: str) -> list | tuple | range | str:
-    """A value that can be looped over: list, tuple, range, text or dict (its keys)."""
+def sequence(meter: Meter, value: Any, line: int, function: str) -> list | tuple | range | str:
+    """A value that can be looped over: list, tuple, range, text or dict (a copy of its keys)."""
     kind = type(value)
     if kind in SEQUENCES or kind is str:
         return value
     if kind is dict:
-        return list(value)
+        return dict_keys(meter, value)
     raise type_error(line, f"{function}() needs a list, got {a_type(value)}")
 
 
@@ -177,7 +227,7 @@ def b_range(meter: Meter, line: int, *args: Any) -> range:
 
 
 def b_sum(meter: Meter, line: int, values: Any, start: Any = 0) -> Any:
-    values = sequence(values, line, "sum")
+    values = sequence(meter, values, line, "sum")
     meter.charge(len(values))
     if type(start) in (list, tuple):
         meter.charge(len(start))
@@ -206,7 +256,7 @@ def b_sum(meter: Meter, line: int, values: Any, start: Any = 0) -> Any:
 
 def _extreme(pick: Callable[..., Any], name: str) -> Callable[..., Any]:
     def extreme(meter: Meter, line: int, *args: Any) -> Any:
-        values = sequence(args[0], line, name) if len(args) == 1 else args
+        values = sequence(meter, args[0], line, name) if len(args) == 1 else args
         if type(values) is str:
             raise type_error(line, f"{name}() needs numbers, got text")
         if len(values) == 0:
@@ -227,7 +277,7 @@ def b_abs(meter: Meter, line: int, value: Any) -> Any:
 def b_zip(meter: Meter, line: int, *args: Any, strict: Any = False) -> list:
     if type(strict) is not bool:
         raise type_error(line, f"zip() strict must be True or False, not {a_type(strict)}")
-    seqs = [sequence(arg, line, "zip") for arg in args]
+    seqs = [sequence(meter, arg, line, "zip") for arg in args]
     if not seqs:
         return []
     lengths = [len(seq) for seq in seqs]
@@ -241,15 +291,17 @@ def b_zip(meter: Meter, line: int, *args: Any, strict: Any = False) -> list:
 def b_enumerate(meter: Meter, line: int, values: Any, start: Any = 0) -> list:
     if type(start) not in (int, bool):
         raise type_error(line, f"enumerate() start must be an int, not {a_type(start)}")
-    values = sequence(values, line, "enumerate")
+    values = sequence(meter, values, line, "enumerate")
     meter.charge(len(values))
+    if values:
+        check_int(start + len(values) - 1, line)  # the last number it counts to
     return list(enumerate(values, start))
 
 
 def b_list(meter: Meter, line: int, *args: Any) -> list:
     if not args:
         return []
-    values = sequence(args[0], line, "list")
+    values = sequence(meter, args[0], line, "list")
     meter.charge(len(values))
     return list(values)
 
@@ -262,6 +314,7 @@ def b_float(meter: Meter, line: int, *args: Any) -> float:
         if type(value) in NUMBERS:
             return float(value)
         if type(value) is str:
+            meter.charge(len(value) // TEXT_STEP)
             return float(value)
     except OverflowError:
         raise SandboxError("overflow", {"line": line}) from None

@@ -35,16 +35,27 @@ from sandbox.helpers import (
     HELPER_FUNCTIONS,
     KEYS,
     NUMBERS,
+    TEXT_STEP,
     TYPE_ALIAS,
     Builtin,
     a_type,
     check_int,
     check_size,
+    dict_key,
+    dict_keys,
+    plain_key,
     too_big,
     type_error,
     value_error,
 )
-from sandbox.language import ARITHMETIC, is_math_attribute, nesting_depth, parse, refuse
+from sandbox.language import (
+    ARITHMETIC,
+    is_list_method,
+    is_math_attribute,
+    nesting_depth,
+    parse,
+    refuse,
+)
 
 Frame = dict[str, Any]
 Run = Callable[[Frame], Any]
@@ -56,6 +67,8 @@ FRAME_BUDGET = 3_000  # Python frames the learner's calls may stack up (each cal
 TYPE_NAMES = frozenset({"list", "tuple", "dict", "float", "int", "str", "bool"})
 INTS = (int, bool)
 CONTAINERS = frozenset({list, tuple, dict})
+SEARCH_STEP = 4  # characters of text searched (`in` on text) for one step
+NARROW = 2  # a node with more parts than this (elements, operands) charges one step a part
 _MISSING = object()
 
 
@@ -76,6 +89,7 @@ class Outcome:
     value: object = None
     error: SandboxError | None = None
     seconds: float = 0.0
+    steps: int = 0  # of the step budget, what the case used
 
 
 class Meter:
@@ -97,22 +111,36 @@ class Meter:
 
     def refill(self) -> None:
         self.spent += CHUNK - self.left
+        self.left = CHUNK
         if self.spent > self.limit:
             raise SandboxError("steps", {"limit": self.limit})
         if time.monotonic() > self.deadline:
             raise SandboxError("timeout", {"seconds": self.time_limit})
-        self.left = CHUNK
 
     def charge(self, n: int) -> None:
         self.left -= n
         if self.left <= 0:
             self.refill()
 
+    def used(self) -> int:
+        """Steps spent since the last reset."""
+        return self.spent + CHUNK - self.left
+
+
+class _Free:
+    """A meter that counts nothing: for the host's own work on case values."""
+
+    def charge(self, n: int) -> None:
+        pass
+
+
+FREE = _Free()
+
 
 class Function:
     """A function the learner defined: parameters, defaults and the compiled body."""
 
-    __slots__ = ("name", "params", "defaults", "body", "closure", "line", "cost", "meter")
+    __slots__ = ("name", "params", "defaults", "body", "closure", "line", "cost", "meter", "steps")
     kind = "function"
 
     def __init__(
@@ -134,6 +162,7 @@ class Function:
         self.line = line
         self.cost = cost
         self.meter = meter
+        self.steps = 1 if len(params) <= NARROW else 1 + len(params)  # binding is work too
 
     def expected(self) -> str:
         n = len(self.params)
@@ -166,7 +195,7 @@ class Function:
 
     def call(self, args: Sequence[Any], kwargs: dict[str, Any] | None, line: int) -> Any:
         meter = self.meter
-        meter.left -= 1
+        meter.left -= self.steps
         if meter.left <= 0:
             meter.refill()
         if meter.depth >= MAX_CALL_DEPTH or meter.frames + self.cost > FRAME_BUDGET:
@@ -374,7 +403,10 @@ class Compiler:
 
             return run_two
 
+        width, meter = len(steps), self.meter
+
         def run_block(f: Frame) -> Any:
+            meter.charge(width)
             for step in steps:
                 signal = step(f)
                 if signal is not None:
@@ -439,6 +471,7 @@ class Compiler:
         nested = not scope.is_module
 
         def run_def(f: Frame) -> None:
+            meter.charge(len(defaults))
             values = {p: d(f) for p, d in zip(with_default, defaults)}
             closure = f if nested else None
             f[key] = Function(name, params, values, body, closure, line, cost, meter)
@@ -617,9 +650,10 @@ class Compiler:
             return assign_name
         if isinstance(node, (ast.Tuple, ast.List)):
             parts = [self.target(element, scope) for element in node.elts]
-            count = len(parts)
+            count, meter = len(parts), self.meter
 
             def assign_many(f: Frame, v: Any) -> None:
+                meter.charge(count)
                 if type(v) not in (list, tuple, range, str):
                     raise type_error(line, f"cannot unpack {a_type(v)} into {count} names")
                 if len(v) != count:
@@ -657,26 +691,33 @@ class Compiler:
 
     def e_List(self, node: ast.List, scope: Scope) -> Run:
         parts = [self.expr(element, scope) for element in node.elts]
-        return lambda f: [part(f) for part in parts]
+        if len(parts) <= NARROW:
+            return lambda f: [part(f) for part in parts]
+        width, meter = len(parts), self.meter
+
+        def run_wide_list(f: Frame) -> list:
+            meter.charge(width)
+            return [part(f) for part in parts]
+
+        return run_wide_list
 
     def e_Tuple(self, node: ast.Tuple, scope: Scope) -> Run:
         parts = [self.expr(element, scope) for element in node.elts]
         if len(parts) == 2:
             first, second = parts
             return lambda f: (first(f), second(f))
-        return lambda f: tuple([part(f) for part in parts])
+        listed = self.e_List(node, scope)  # type: ignore[arg-type]
+        return lambda f: tuple(listed(f))
 
     def e_Dict(self, node: ast.Dict, scope: Scope) -> Run:
         pairs = [(self.expr(k, scope), self.expr(v, scope)) for k, v in zip(node.keys, node.values)]
-        line = node.lineno
+        line, meter = node.lineno, self.meter
 
         def run_dict(f: Frame) -> dict:
             out = {}
+            meter.charge(len(pairs))
             for key, value in pairs:
-                k = key(f)
-                if type(k) not in KEYS:
-                    raise type_error(line, f"a dict key must be a number or text, not {a_type(k)}")
-                out[k] = value(f)
+                out[dict_key(meter, key(f), line)] = value(f)
             return out
 
         return run_dict
@@ -687,6 +728,7 @@ class Compiler:
 
     def e_BoolOp(self, node: ast.BoolOp, scope: Scope) -> Run:
         values = [self.expr(v, scope) for v in node.values]
+        meter = self.meter
         if isinstance(node.op, ast.And):
             if len(values) == 2:
                 first, second = values
@@ -695,6 +737,7 @@ class Compiler:
             def run_and(f: Frame) -> Any:
                 result = None
                 for value in values:
+                    meter.charge(1)
                     result = value(f)
                     if not result:
                         return result
@@ -708,6 +751,7 @@ class Compiler:
         def run_or(f: Frame) -> Any:
             result = None
             for value in values:
+                meter.charge(1)
                 result = value(f)
                 if result:
                     return result
@@ -786,9 +830,12 @@ class Compiler:
                 return run_order
             return lambda f: compare(op, left(f), right(f), line)
 
+        meter = self.meter
+
         def run_chain(f: Frame) -> bool:
             a = left(f)
             for op, right in zip(ops, rights):
+                meter.charge(1)
                 b = right(f)
                 if not compare(op, a, b, line):
                     return False
@@ -872,10 +919,11 @@ class Compiler:
         def nest(position: int) -> Callable[[Frame, list], None]:
             items, assign, conditions, _ = loops[position]
             inner = nest(position + 1) if position + 1 < len(loops) else None
+            steps = 1 if len(conditions) <= NARROW else 1 + len(conditions)
 
             def run_loop(f: Frame, out: list) -> None:
                 for v in iterable(items(f), line):
-                    meter.left -= 1
+                    meter.left -= steps
                     if meter.left <= 0:
                         meter.refill()
                     assign(f, v)
@@ -899,8 +947,28 @@ class Compiler:
 
     e_ListComp = e_GeneratorExp = comprehension
 
+    def list_method(self, node: ast.Call, scope: Scope) -> Run:
+        """``xs.append(v)``: as ``xs += [v]`` (the same size check, one step)."""
+        method = node.func
+        assert isinstance(method, ast.Attribute) and method.attr == "append"
+        owner, value = self.expr(method.value, scope), self.expr(node.args[0], scope)
+        line, meter = node.lineno, self.meter
+
+        def run_append(f: Frame) -> None:
+            xs = owner(f)
+            if type(xs) is not list:
+                raise type_error(line, f"`.append` works on a list, not on {a_type(xs)}")
+            v = value(f)
+            check_size(len(xs) + 1, line)
+            meter.charge(1)
+            xs.append(v)
+
+        return run_append
+
     def e_Call(self, node: ast.Call, scope: Scope) -> Run:
         line = node.lineno
+        if is_list_method(node.func):
+            return self.list_method(node, scope)
         if is_math_attribute(node.func):
             kind, function = "const", BUILTINS[node.func.attr]  # type: ignore[attr-defined]
         else:
@@ -928,10 +996,14 @@ class Compiler:
             plain = [a for _, a in args]
 
             def arguments(f: Frame) -> list:
+                meter.charge(len(plain))
                 return [a(f) for a in plain]
 
         def keyword_values(f: Frame) -> dict[str, Any] | None:
-            return {name: value(f) for name, value in keywords} if keywords else None
+            if not keywords:
+                return None
+            meter.charge(len(keywords))
+            return {name: value(f) for name, value in keywords}
 
         if kind == "const":
             builtin = function
@@ -1004,8 +1076,7 @@ class Compiler:
         if kind is list or kind is range or kind is tuple or kind is str:
             return value
         if kind is dict:
-            self.meter.charge(len(value))
-            return list(value)
+            return dict_keys(self.meter, value)
         raise type_error(line, f"cannot loop over {a_type(value)}")
 
     def numeric(self, op: str, a: Any, b: Any, line: int) -> Any:
@@ -1083,6 +1154,8 @@ class Compiler:
         """``a == b`` that counts every element it visits (lists may share rows many times)."""
         ta, tb = type(a), type(b)
         if ta not in CONTAINERS or tb not in CONTAINERS:
+            if ta is str and tb is str:
+                self.meter.charge(min(len(a), len(b)) // TEXT_STEP)
             return a == b
         if a is b:
             return True
@@ -1105,15 +1178,16 @@ class Compiler:
                 return item in container  # one scalar against each element: no deep work
             return any(self.equal(item, x, line) for x in container)
         if kind is dict:
-            if type(item) not in KEYS:
-                raise type_error(line, f"a dict key must be a number or text, not {a_type(item)}")
-            return item in container
+            return dict_key(self.meter, item, line) in container
         if kind is range:
             self.meter.charge(len(container))
             return item in container
         if kind is str:
             if type(item) is not str:
                 raise type_error(line, f"`in` on text needs text, not {a_type(item)}")
+            # a search may compare the needle at every place in the text: the worst cases cost
+            # about a step every few characters
+            self.meter.charge((len(container) + len(item)) // SEARCH_STEP)
             return item in container
         raise type_error(line, f"cannot use `in` on {a_type(container)}")
 
@@ -1135,6 +1209,8 @@ class Compiler:
             symbol = {"Lt": "<", "LtE": "<=", "Gt": ">", "GtE": ">="}[op]
             detail = f"cannot compare {a_type(a)} and {a_type(b)} with `{symbol}`"
             raise type_error(line, detail)
+        if ta is str:
+            self.meter.charge(min(len(a), len(b)) // TEXT_STEP)
         if op == "Lt":
             return a < b
         if op == "LtE":
@@ -1155,10 +1231,8 @@ class Compiler:
                 params = {"line": line, "index": int(i), "length": len(c)}
                 raise SandboxError("index", params) from None
         if kind is dict:
-            if type(i) not in KEYS:
-                raise type_error(line, f"a dict key must be a number or text, not {a_type(i)}")
             try:
-                return c[i]
+                return c[dict_key(self.meter, i, line)]
             except KeyError:
                 text = repr(i) if len(repr(i)) <= 30 else repr(i)[:29] + "…"
                 raise value_error(line, f"the dict has no key {text}") from None
@@ -1189,11 +1263,10 @@ class Compiler:
                 params = {"line": line, "index": int(i), "length": len(c)}
                 raise SandboxError("index", params) from None
         elif kind is dict:
-            if type(i) not in KEYS:
-                raise type_error(line, f"a dict key must be a number or text, not {a_type(i)}")
-            if i not in c:
+            key = dict_key(self.meter, i, line)
+            if key not in c:
                 check_size(len(c) + 1, line)
-            c[i] = v
+            c[key] = v
         else:
             detail = f"{a_type(c)} cannot be changed (only lists and dicts can)"
             raise type_error(line, detail)
@@ -1210,9 +1283,9 @@ def from_plain(value: Any, depth: int = 0) -> Any:
     if kind in (list, tuple):
         return [from_plain(v, depth + 1) for v in value]
     if kind is dict:
-        if not all(type(k) in KEYS for k in value):
+        if not all(type(k) in KEYS and k == k for k in value):
             raise TypeError("dict keys of case values must be numbers or text")
-        return {k: from_plain(v, depth + 1) for k, v in value.items()}
+        return {dict_key(FREE, k, 0): from_plain(v, depth + 1) for k, v in value.items()}
     if isinstance(value, bool):
         return bool(value)
     if isinstance(value, int):
@@ -1234,7 +1307,7 @@ def to_plain(value: Any, budget: list[int], line: int, depth: int = 0) -> Any:
         if budget[0] < 0:
             raise SandboxError("output_too_big", {"limit": MAX_OUTPUT})
         if kind is dict:
-            return {k: to_plain(v, budget, line, depth + 1) for k, v in value.items()}
+            return {plain_key(k): to_plain(v, budget, line, depth + 1) for k, v in value.items()}
         return [to_plain(v, budget, line, depth + 1) for v in value]
     if kind is str:  # text counts by its length too (one value per 16 characters)
         budget[0] -= len(value) // 16
@@ -1309,14 +1382,14 @@ def run_function(
         start = time.perf_counter()
         try:
             value = to_plain(target.call(args, None, target.line), budget, target.line)
-            outcome = Outcome(value=value, seconds=time.perf_counter() - start)
+            outcome = Outcome(value, None, time.perf_counter() - start, meter.used())
         except SandboxError as err:
             if err.code in RUN_ERRORS:
                 raise
-            outcome = Outcome(error=err, seconds=time.perf_counter() - start)
+            outcome = Outcome(None, err, time.perf_counter() - start, meter.used())
         except RecursionError:
             error = SandboxError("recursion", {"line": target.line, "limit": MAX_CALL_DEPTH})
-            outcome = Outcome(error=error, seconds=time.perf_counter() - start)
+            outcome = Outcome(None, error, time.perf_counter() - start, meter.used())
         except MemoryError:
             raise SandboxError("crashed", {}) from None
         outcomes.append(outcome)

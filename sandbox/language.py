@@ -5,8 +5,9 @@ augmented, annotated, tuple unpacking, ``m[i][j] = v``), ``for``, ``while``, ``i
 ``continue``, ``pass``, list comprehensions and generator expressions, conditional expressions,
 arithmetic (``+ - * / // % **``), comparisons, ``and or not in is``, lists, tuples, dicts,
 indexing and slicing, calls to names (with ``*`` unpacking and keyword arguments), the three
-attribute forms ``math.exp``, ``math.log``, ``math.sqrt``, ``import math``, ``from math import
-exp, log, sqrt``, ``from __future__ import annotations``, docstrings and ``...``.
+attribute forms ``math.exp``, ``math.log``, ``math.sqrt``, the list method ``xs.append(v)`` (called,
+one argument: the chapters build their rows with it), ``import math``, ``from math import exp,
+log, sqrt``, ``from __future__ import annotations``, docstrings and ``...``.
 
 Everything else is refused with ``SandboxError("not_allowed", {construct, line})``; names that
 start with ``_`` (except ``_`` itself) are refused everywhere. Nothing here runs the code.
@@ -15,10 +16,12 @@ start with ``_`` (except ``_`` itself) are refused everywhere. Nothing here runs
 from __future__ import annotations
 
 import ast
+import re
 
 from sandbox.errors import MAX_INT, MAX_NESTING, MAX_SOURCE, SandboxError
 
 MATH_FUNCTIONS = ("exp", "log", "sqrt")
+LIST_METHODS = ("append",)  # the list methods the chapters' code calls
 ARITHMETIC = {
     ast.Add: "+",
     ast.Sub: "-",
@@ -66,6 +69,19 @@ _REFUSED_EXPRESSIONS = {
 }
 
 
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def source_lines(source: str) -> list[str]:
+    """The lines of ``source`` as Python's parser counts them (``lineno`` 1 is item 0).
+
+    Only ``\\n``, ``\\r\\n`` and ``\\r`` end a line: ``str.splitlines`` also breaks at
+    U+2028, U+2029, form feed, ``\\x1c``-``\\x1e``, ``\\x85`` and ``\\x0b``, which Python keeps
+    inside a line (in text or a comment), so its numbers would shift the verdict's line.
+    """
+    return _LINE_BREAK.split(source)
+
+
 def _short(text: str, limit: int = 60) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -85,7 +101,7 @@ def parse(source: str) -> ast.Module:
     if len(source) > MAX_SOURCE:
         raise SandboxError("too_long", {"length": len(source), "limit": MAX_SOURCE})
     if "\x00" in source:
-        line = source.count("\n", 0, source.index("\x00")) + 1
+        line = len(source_lines(source[: source.index("\x00")]))
         raise SandboxError("syntax", {"line": line, "message": "the code contains a NUL character"})
     try:
         tree = ast.parse(source, mode="exec")
@@ -131,6 +147,16 @@ def is_math_attribute(node: ast.AST) -> bool:
         and node.value.id == "math"
         and node.attr in MATH_FUNCTIONS
         and isinstance(node.ctx, ast.Load)
+    )
+
+
+def is_list_method(node: ast.AST) -> bool:
+    """``xs.append``: a list method on anything but ``math`` (only called; checked when run)."""
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr in LIST_METHODS
+        and isinstance(node.ctx, ast.Load)
+        and not (isinstance(node.value, ast.Name) and node.value.id == "math")
     )
 
 
@@ -388,6 +414,10 @@ class _Validator:
         func = node.func
         if isinstance(func, ast.Name):
             self.e_Name(func)
+        elif is_list_method(func):
+            self.expression(func.value)
+            if len(node.args) != 1 or node.keywords or isinstance(node.args[0], ast.Starred):
+                raise refuse(f"`.{func.attr}(...)` with other than one value", node)
         elif isinstance(func, ast.Attribute):
             self.e_Attribute(func)
         else:

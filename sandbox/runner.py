@@ -138,6 +138,7 @@ def _run_child(
             value=decode(item["value"]),
             error=None if item["error"] is None else SandboxError.from_dict(item["error"]),
             seconds=float(item["seconds"]),
+            steps=int(item["steps"]),
         )
         for item in reply["outcomes"]
     ]

@@ -62,10 +62,25 @@ def apply_limits(time_limit: float) -> None:
             pass  # a limit the platform refuses: the others and the parent's timeout remain
 
 
+def load_before_limits() -> None:
+    """Load what Python itself reads from disk later: once the limits are set, no file opens.
+
+    The parser needs the Unicode tables (``unicodedata``) to normalize a name such as ``écart``
+    (NFKC) and to read ``\\N{...}`` in text; a first parse of both loads every such piece.
+    """
+    import ast
+    import unicodedata
+
+    unicodedata.normalize("NFKC", "é")
+    ast.parse("écart = 'é\\N{BULLET}'\nﬁ = 1")
+
+
 def main() -> int:
     sys.path.insert(0, ROOT)  # -I leaves the project out of sys.path
     from sandbox.errors import MAX_OUTPUT, SandboxError
     from sandbox.interpreter import run_function
+
+    load_before_limits()
 
     request = json.loads(sys.stdin.buffer.read())
     time_limit = float(request["time_limit"])
@@ -87,6 +102,7 @@ def main() -> int:
                     "value": encode(o.value),
                     "error": None if o.error is None else o.error.to_dict(),
                     "seconds": o.seconds,
+                    "steps": o.steps,
                 }
                 for o in outcomes
             ]

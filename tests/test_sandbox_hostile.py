@@ -12,12 +12,18 @@ import os
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from sandbox import SandboxError, run_function, runner
+from sandbox import SandboxError, run_function, runner, source_lines
 
 SAFETY_SECONDS = 2.0
 BURN = {"steps", "timeout"}  # an endless computation: whichever budget runs out first
+
+
+TOP = "(9 * 10**99 + (10**99 - 1))"  # 10**100 - 1, the largest int allowed, without 10**100
+COLLIDING = "d = {}\nfor i in range(20000):\n    d[i * (2**61 - 1)] = i"  # one int hash for all
+HUGE_DICT = "d = {}\nfor i in range(200000):\n    d[i] = 0"
 
 
 def f(body: str) -> str:
@@ -265,6 +271,74 @@ CASES = [
         BURN,
         {},
     ),
+    # ---- names outside ASCII: the rules hold on the name Python reads (NFKC) -----------------
+    ("full_width_math", f("ｍａｔｈ = 1"), "not_allowed", {"construct": "assignment to `math`"}),
+    (
+        "full_width_math_pi",
+        f("return ｍａｔｈ.ｐｉ"),
+        "not_allowed",
+        {"construct": "attribute `math.pi`"},
+    ),
+    ("full_width_exec", f("return ｅｘｅｃ('1')"), "unknown_name", {"name": "exec", "line": 2}),
+    ("full_width_open", f("return ｏｐｅｎ('/etc/passwd')"), "unknown_name", {"name": "open"}),
+    (
+        "full_width_import",
+        "import ｏｓ\n" + f("return 1"),
+        "not_allowed",
+        {"construct": "`import os`"},
+    ),
+    (
+        "full_width_dunder_attribute",
+        f("return ().__ｃｌａｓｓ__"),
+        "not_allowed",
+        {"construct": "attribute `.__class__`"},
+    ),
+    (
+        "full_width_dunder_name",
+        f("return __ｉｍｐｏｒｔ__('os')"),
+        "not_allowed",
+        {"construct": "name `__import__`"},
+    ),
+    (
+        "italic_underscore_name",
+        f("𝑥 = 1\n_𝑦 = 2"),
+        "not_allowed",
+        {"construct": "name `_y`", "line": 3},
+    ),
+    # ---- work that one step does not cover, in an endless loop: stopped inside 2 s ----------
+    ("substring_search_in_a_loop", f(f"t = '{'a' * 2400}'\nwhile True:\n    'b' in t"), BURN, {}),
+    (
+        "worst_substring_search",
+        f(f"t = '{'a' * 2400}'\nn = '{'a' * 50}b'\nwhile True:\n    n in t"),
+        BURN,
+        {},
+    ),
+    ("colliding_keys_membership", f(COLLIDING + "\nwhile True:\n    7 in d"), BURN, {}),
+    ("zip_over_a_huge_dict", f(HUGE_DICT + "\nwhile True:\n    zip(d, [])"), BURN, {}),
+    ("or_chain_in_a_loop", f("while True:\n    x = " + " or ".join(["0"] * 800)), BURN, {}),
+    ("wide_list_in_a_loop", f("while True:\n    x = [" + ", ".join(["0"] * 1200) + "]"), BURN, {}),
+    # ---- numbers past the integer cap -------------------------------------------------------
+    (
+        "enumerate_start_past_the_cap",
+        f(f"return enumerate([1, 2, 3], {TOP} - 1)"),
+        "too_big",
+        {"what": "number", "line": 2},
+    ),
+    (
+        "enumerate_start_at_the_cap",
+        f(f"return enumerate([0, 0], {TOP})"),
+        "too_big",
+        {"what": "number"},
+    ),
+    (
+        "enumerate_a_dict_past_the_cap",
+        f(f"return enumerate({{'a': 1, 'b': 2}}, {TOP})"),
+        "too_big",
+        {"what": "number"},
+    ),
+    ("sum_past_the_cap", f("return sum([10**99] * 20)"), "too_big", {"what": "number"}),
+    ("negation_past_the_cap", f(f"x = -{TOP}\nreturn x - 1"), "too_big", {"what": "number"}),
+    ("product_past_the_cap", f("x = 10**60\nreturn [x][0] * x"), "too_big", {"what": "number"}),
     # ---- giant output and hostile source ----------------------------------------------------
     ("giant_output", f("return [0.5] * 10**6"), "output_too_big", {}),
     ("giant_output_many_times", f("return [0.5] * 60000"), "output_too_big", {}),
@@ -296,6 +370,177 @@ def test_hostile_code_is_refused_or_stopped(source: str, code: str | set, params
     assert {k: error.params.get(k) for k in params} == params, error
     assert str(error)
     assert elapsed < SAFETY_SECONDS, f"stopped only after {elapsed:.2f} s"
+
+
+# ---- work charged by its size: one run of each, its steps counted -----------------------------
+TEXT = "a" * 2400
+CHARGED = [
+    # (name, body of f, steps it must cost at least: the elements, operands or characters it reads)
+    ("substring_search", f"t = '{TEXT}'\nreturn 'b' in t", 2400 // 4),
+    ("worst_substring_search", f"t = '{TEXT}'\nn = '{'a' * 50}b'\nreturn n in t", 2450 // 4),
+    ("text_equality", f"t = '{TEXT}'\nreturn t[1:] == t[:-1]", 2 * 2399 + 2399 // 16),
+    ("text_order", f"t = '{TEXT}'\nreturn t[1:] < t[:-1]", 2 * 2399 + 2399 // 16),
+    ("long_text_to_float", "t = '1" + "0" * 2400 + "'\nreturn float(t)", 2400 // 16),
+    ("long_text_as_a_key", f"t = '{TEXT}'\nreturn {{t[1:]: 1}}", 2399 + 2399 // 16),
+    ("zip_over_a_dict", HUGE_DICT + "\nreturn zip(d, [])", 2 * 200000),
+    ("enumerate_over_a_dict", HUGE_DICT + "\nreturn len(enumerate(d, 1))", 3 * 200000),
+    ("list_of_a_dict", HUGE_DICT + "\nreturn len(list(d))", 3 * 200000),
+    ("sum_over_a_dict", HUGE_DICT + "\nreturn sum(d)", 3 * 200000),
+    ("or_chain", "return " + " or ".join(["0"] * 800), 800),
+    ("and_chain", "return " + " and ".join(["1"] * 800), 800),
+    ("comparison_chain", "return " + " == ".join(["0"] * 800), 799),
+    ("wide_list", "return [" + ", ".join(["0"] * 1200) + "]", 1200),
+    ("wide_tuple", "return (" + ", ".join(["0"] * 1200) + ")", 1200),
+    ("wide_dict", "return {" + ", ".join(f"{i}: 0" for i in range(600)) + "}", 600),
+    ("wide_call", "return max(" + ", ".join(["0"] * 1200) + ")", 2400),
+    ("many_statements", "".join("x = 0\n" for _ in range(400)) + "return x", 401),
+    ("many_conditions", "return [0 for _ in [0] " + "if 1 " * 800 + "]", 800),
+    ("wide_unpacking", "x = [0] * 800\n" + ", ".join(f"a{i}" for i in range(800)) + " = x", 1600),
+]
+MANY_PARAMETERS = "def g(" + ", ".join(f"a{i}" for i in range(400)) + "):\n    return 0\n"
+
+
+@pytest.mark.parametrize(("body", "least"), [c[1:] for c in CHARGED], ids=[c[0] for c in CHARGED])
+def test_work_is_charged_by_its_size(body: str, least: int) -> None:
+    [outcome] = run_function(f(body), "f", [()], isolate=False)
+    assert outcome.error is None, outcome.error
+    assert outcome.steps >= least
+
+
+def test_a_call_charges_its_parameters_and_a_child_reports_the_steps() -> None:
+    source = MANY_PARAMETERS + f("x = [0] * 400\nreturn g(*x)")
+    [local] = run_function(source, "f", [()], isolate=False)
+    [child] = run_function(source, "f", [()], isolate=True)
+    assert local.value == child.value == 0
+    assert local.steps == child.steps >= 400 + 400 + 1  # [0] * 400, *x, the 400 names bound
+
+
+def test_dicts_whose_number_keys_share_one_hash_stay_fast() -> None:
+    # every key i * (2**61 - 1) has Python's hash 0: a dict of them probes all its keys each time
+    source = f(
+        COLLIDING + "\ne = {}\nfor k in d:\n    e[k] = d[k]\nreturn len(d), d == e, 7 in d, d[0]"
+    )
+    [outcome] = run_function(source, "f", [()], isolate=True)
+    assert outcome.error is None, outcome.error
+    assert outcome.value == [20000, True, False, 0]
+    assert outcome.steps < 200000  # a few steps a key, not a walk through the keys each time
+
+
+@pytest.mark.parametrize(
+    ("body", "value"),
+    [
+        ("d = {1: 'a'}\nd[1.0] = 'b'\nd[True] = 'c'\nreturn d", {1: "c"}),
+        (
+            "d = {2.5: 1, 'x': 2, None: 3}\nreturn d[2.5] + d['x'] + d[None], 2.5 in d, 3 in d",
+            [6, True, False],
+        ),
+        ("d = {-1: 1, -2: 2}\nreturn [k for k in d], d[-1]", [[-1, -2], 1]),
+        ("return {10**99: 1} == {10**99: 1}, {0.5: 1} == {1: 1}", [True, False]),
+    ],
+    ids=["equal_numbers_are_one_key", "mixed_keys", "keys_with_one_hash", "equality"],
+)
+def test_number_keys_behave_as_in_python(body: str, value: object) -> None:
+    for isolate in (False, True):
+        [outcome] = run_function(f(body), "f", [()], isolate=isolate)
+        assert outcome.error is None, outcome.error
+        assert outcome.value == value
+
+
+def test_nan_is_not_a_dict_key() -> None:
+    [outcome] = run_function(f("return {float('nan'): 1}"), "f", [()], isolate=False)
+    assert (outcome.error.code, outcome.error.params["line"]) == ("type", 2)
+
+
+# ---- names outside ASCII: Python's names, read after NFKC normalization -----------------------
+UNICODE_NAMES = [
+    # (name, source, function, args, value)
+    ("accented_variable", f("écart = 2.0\nreturn écart"), "f", (), 2.0),
+    ("subscript_parameter", "def f(ᵢ=3):\n    return ᵢ * 2\n", "f", (), 6),
+    ("full_width_function", "def ｆ():\n    return 1\n", "f", (), 1),
+    ("bullet_by_name", f("return '\\N{BULLET}'"), "f", (), "•"),
+    ("greek_by_name", f("return '\\N{GREEK SMALL LETTER ALPHA}'"), "f", (), "α"),
+    ("greek_names", f("α = 0.5\nβ = [α] * 2\nreturn sum(β)"), "f", (), 1.0),
+    ("italic_is_plain", f("𝑥 = 2\nreturn x"), "f", (), 2),
+    ("full_width_builtin", f("return ｌｅｎ([1, 2]) + ｍａｔｈ.ｓｑｒｔ(4.0)"), "f", (), 4.0),
+    (
+        "composed_and_decomposed",
+        "def g(e\u0301cart):\n    return écart\n" + f("return g(écart=5)"),
+        "f",
+        (),
+        5,
+    ),
+    ("text_outside_ascii", f("return 'écart ü 中文 ✓'"), "f", (), "écart ü 中文 ✓"),
+    ("accented_argument", "def f(é):\n    return [v * 2 for v in é]\n", "f", ([1.5],), [3.0]),
+]
+
+
+@pytest.mark.parametrize(
+    ("source", "function", "args", "value"),
+    [c[1:] for c in UNICODE_NAMES],
+    ids=[c[0] for c in UNICODE_NAMES],
+)
+def test_names_outside_ascii_work_in_the_child(
+    source: str, function: str, args: tuple, value: object
+) -> None:
+    [outcome] = run_function(source, function, [args], isolate=True)
+    assert outcome.error is None, outcome.error
+    assert outcome.value == value
+
+
+def test_a_layer_norm_written_with_accents_is_right() -> None:
+    source = (
+        "def add_and_norm(x, sous_couche, eps):\n"
+        "    sortie = []\n"
+        "    for ligne, écart in zip(x, sous_couche):\n"
+        "        r = [a + b for a, b in zip(ligne, écart)]\n"
+        "        moyenne = sum(r) / len(r)\n"
+        "        variance = sum((v - moyenne) ** 2 for v in r) / len(r)\n"
+        "        σ = math.sqrt(variance + eps)\n"
+        "        sortie.append([(v - moyenne) / σ for v in r])\n"
+        "    return sortie\n"
+    )
+    x = [[1.0, 2.0, 3.0, 4.0], [0.5, -0.5, 2.0, 0.0]]
+    sub = [[0.5, 0.0, -1.0, 2.0], [1.0, 1.0, 1.0, 1.0]]
+    [outcome] = run_function(source, "add_and_norm", [(x, sub, 1e-5)], isolate=True)
+    assert outcome.error is None, outcome.error
+    r = np.array(x) + np.array(sub)
+    expected = (r - r.mean(1, keepdims=True)) / np.sqrt(r.var(1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(outcome.value, expected, rtol=1e-12, atol=1e-12)
+
+
+# ---- line breaks that Python keeps inside a line ----------------------------------------------
+BREAKS = {
+    "line_separator": "\u2028",
+    "paragraph_separator": "\u2029",
+    "form_feed": "\x0c",
+    "vertical_tab": "\x0b",
+    "file_separator": "\x1c",
+    "group_separator": "\x1d",
+    "record_separator": "\x1e",
+    "next_line": "\x85",
+}
+
+
+@pytest.mark.parametrize("where", ["text", "comment"])
+@pytest.mark.parametrize("mark", list(BREAKS.values()), ids=list(BREAKS))
+def test_the_verdict_names_the_line_python_counts(mark: str, where: str) -> None:
+    first = f"s = 'a{mark}b'" if where == "text" else f"s = 1  # a{mark}b"
+    source = f"def f():\n    {first}\n    return 1 / 0\n"
+    [outcome] = run_function(source, "f", [()], isolate=True)
+    line = outcome.error.params["line"]
+    assert (outcome.error.code, line) == ("zero_division", 3)
+    assert source_lines(source)[line - 1].strip() == "return 1 / 0"
+
+
+@pytest.mark.parametrize("end", ["\r", "\r\n", "\n"], ids=["cr", "crlf", "lf"])
+def test_lines_end_as_python_ends_them(end: str) -> None:
+    source = end.join(["def f():", "    s = 1", "    return 1 / 0", ""])
+    [outcome] = run_function(source, "f", [()], isolate=True)
+    assert outcome.error.params["line"] == 3
+    assert source_lines(source)[2] == "    return 1 / 0"
+    with pytest.raises(SandboxError) as caught:
+        run_function(end.join(["def f():", "    return 1\x00"]), "f", [()])
+    assert (caught.value.code, caught.value.params["line"]) == ("syntax", 2)
 
 
 def test_there_are_at_least_forty_named_cases() -> None:
