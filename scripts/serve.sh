@@ -10,13 +10,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# one process per core this script may use: a container's CPU quota when it has one, else the
-# machine's cores; no more than its memory holds at 250 MB a process (a container's memory limit
-# when it has one, else the machine's memory; a process peaks near 200 MB with 100 students); at
-# least 1 and at most 4. The limits come from cgroup v2 (cpu.max, memory.max) or, on a cgroup v1
-# host, from its cpu and memory controllers (cpu.cfs_quota_us over cpu.cfs_period_us, -1 for none;
-# memory.limit_in_bytes, a number near 2^63 for none). CGROUP names another folder to read them
-# from, laid out as /sys/fs/cgroup.
+# one process per core this script may use: the machine's cores (nproc), or a container's CPU
+# quota when it is smaller; no more than its memory holds at 250 MB a process (a container's
+# memory limit when it has one, else the machine's memory; a process peaks near 200 MB with 100
+# students); at least 1 and at most 4. The limits come from cgroup v2 (cpu.max, memory.max) or,
+# on a cgroup v1 host, from its cpu and memory controllers (cpu.cfs_quota_us over
+# cpu.cfs_period_us, -1 for none; memory.limit_in_bytes, a number near 2^63 for none). CGROUP
+# names another folder to read them from, laid out as /sys/fs/cgroup.
 cores() {
     local cgroup="${CGROUP:-/sys/fs/cgroup}" quota="" period="" n memory total fit dir
     if read -r quota period 2>/dev/null <"$cgroup/cpu.max"; then
@@ -31,10 +31,9 @@ cores() {
         done
         [ "${quota:--1}" -gt 0 ] 2>/dev/null && [ "${period:-0}" -gt 0 ] || quota=""
     fi
-    if [ -n "$quota" ]; then
+    n=$(nproc)
+    if [ -n "$quota" ] && [ $(((quota + period - 1) / period)) -lt "$n" ]; then
         n=$(((quota + period - 1) / period))
-    else
-        n=$(nproc)
     fi
     total=$(($(awk '/^MemTotal:/ {print $2}' /proc/meminfo) * 1024))
     memory=""

@@ -347,12 +347,16 @@ def test_a_download_is_found_whichever_process_it_reaches_first(tmp_path: Path) 
         assert missing.value.code == 404
 
 
-def _count(cgroup: Path) -> int:
-    """How many processes scripts/serve.sh starts by default, its limits read from ``cgroup``."""
+def _count(cgroup: Path, cores: int | None = 16) -> int:
+    """How many processes scripts/serve.sh starts by default, its limits read from ``cgroup``,
+    on a machine of ``cores`` cores (nproc reads OMP_NUM_THREADS; None: this machine's)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "OMP_THREAD_LIMIT")}
+    if cores is not None:
+        env["OMP_NUM_THREADS"] = str(cores)
     done = subprocess.run(
         ["bash", "scripts/serve.sh", "--count"],
         cwd=ROOT,
-        env={**os.environ, "CGROUP": str(cgroup)},
+        env={**env, "CGROUP": str(cgroup)},
         capture_output=True,
         text=True,
     )
@@ -398,13 +402,16 @@ def test_serve_script_runs_as_many_processes_as_the_container_holds(
 ) -> None:
     _write(tmp_path, layout(cpus, memory))
     assert _count(tmp_path) == processes
+    # a quota above the machine's cores: one process a core
+    assert _count(tmp_path, cores=1) == 1
 
 
 def _machine_count() -> int:
     """What the machine itself holds: its cores, its memory at 250 MB a process, 1 to 4."""
     with open("/proc/meminfo") as meminfo:
         kb = next(int(line.split()[1]) for line in meminfo if line.startswith("MemTotal:"))
-    cores = int(subprocess.run(["nproc"], capture_output=True, text=True).stdout)
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "OMP_THREAD_LIMIT")}
+    cores = int(subprocess.run(["nproc"], capture_output=True, text=True, env=env).stdout)
     return max(1, min(cores, kb * 1024 // (250 << 20), 4))
 
 
@@ -417,7 +424,8 @@ def test_serve_script_reads_no_limit_as_the_machines_own(tmp_path: Path) -> None
     _write(v2, {"cpu.max": "max 100000", "memory.max": "max"})
     v1 = tmp_path / "v1"
     _write(v1, _cgroup_v1((-1, 100000), 9223372036854771712))
-    assert _count(v2) == _count(v1) == _count(tmp_path / "none") == machine
+    assert _count(v2, None) == _count(v1, None) == _count(tmp_path / "none", None) == machine
+    assert _count(v1, cores=3) == 3 and _count(v2, cores=3) == 3
     # one CPU and no memory limit; no CPU limit and memory for one process
     _write(tmp_path / "cpu-only", _cgroup_v1((100000, 100000), 9223372036854775807))
     assert _count(tmp_path / "cpu-only") == 1
