@@ -19,8 +19,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from llm.batch import forward
+from llm.config import LabError
 from llm.corpus import half_repeat
-from llm.model import ModelParams
+from llm.head_scores import head_role
+from llm.model import ModelParams, TrainingHistory
 
 MEASURE_SEED = 20221208  # the measurement set's seed: the same sequences at every checkpoint
 MEASURE_SEQUENCES = 64
@@ -117,3 +119,56 @@ def failures(numbers: dict[str, float]) -> list[str]:
     if max(numbers["step0_previous"], numbers["step0_induction"]) > THRESHOLDS["step0"]:
         missed.append("a head scores above 0.2 at step 0")
     return missed
+
+
+def loss_at(history: TrainingHistory, steps: np.ndarray, window: int = 10) -> np.ndarray:
+    """The training loss at each step, as the mean of the ``window`` batches before it (the
+    batch drawn at step 0 for step 0). Shapes: steps [S] -> [S]."""
+    loss = history.loss
+    return np.array([loss[max(0, s - window) : max(s, 1)].mean() for s in steps])
+
+
+def formation(history: TrainingHistory, threshold: float = 0.4) -> tuple[int, int, int] | None:
+    """The first measured step at which a head of layer >= 1 reaches the induction ``threshold``,
+    with that head's (layer, head); None if none ever does."""
+    for k, step in enumerate(history.score_steps):
+        later = history.induction[k, 1:]  # [n_layers - 1, n_heads]
+        if later.max() >= threshold:
+            layer, head = np.unravel_index(np.argmax(later), later.shape)
+            return int(step), int(layer) + 1, int(head)
+    return None
+
+
+def roles_at(history: TrainingHistory, step: int) -> list[list[tuple[str, float]]]:
+    """Every head's role at a measured step, and the score that gave it (for 'diffuse', the
+    largest of the three). Shapes: -> n_layers lists of n_heads (role, score)."""
+    k = int(np.searchsorted(history.score_steps, step))
+    if k >= len(history.score_steps) or history.score_steps[k] != step:
+        raise LabError("unknown_step", f"Step {step} was not measured.", step=step)
+    layers = zip(history.previous[k], history.induction[k], history.first[k])
+    return [[_role(p, i, f) for p, i, f in zip(*scores)] for scores in layers]
+
+
+def _role(previous: float, induction: float, first: float) -> tuple[str, float]:
+    role = head_role(previous, induction, first)
+    named = {"previous token": previous, "induction": induction, "first token": first}
+    return role, float(named.get(role, max(named.values())))
+
+
+def best_heads(history: TrainingHistory, step: int) -> dict[str, float]:
+    """At a measured step: the best previous-token head of any layer and the best induction head
+    of layer >= 1, with their (layer, head), as ``summary`` names them."""
+    k = int(np.searchsorted(history.score_steps, step))
+    if k >= len(history.score_steps) or history.score_steps[k] != step:
+        raise LabError("unknown_step", f"Step {step} was not measured.", step=step)
+    prev, later = history.previous[k], history.induction[k, 1:]
+    pl, ph = np.unravel_index(np.argmax(prev), prev.shape)
+    il, ih = np.unravel_index(np.argmax(later), later.shape)
+    return {
+        "previous": float(prev[pl, ph]),
+        "previous_layer": float(pl),
+        "previous_head": float(ph),
+        "induction": float(later[il, ih]),
+        "induction_layer": float(il + 1),
+        "induction_head": float(ih),
+    }

@@ -61,3 +61,15 @@ def head_role(previous: float, induction: float, first: float) -> str:
     scores = {"previous token": previous, "induction": induction, "first token": first}
     role = max(scores, key=lambda name: scores[name])  # ties: the order of ROLES
     return role if scores[role] >= ROLE_THRESHOLD else "diffuse"
+
+
+def induction_target(ids: list[int] | tuple[int, ...], i: int) -> int | None:
+    """Where an induction head at position i looks: one place after the latest earlier occurrence
+    of ids[i], or None when ids[i] has not occurred before.
+
+    Example: induction_target([5, 7, 9, 5], 3) == 1   (the 7 that followed the first 5)
+    """
+    for j in range(i - 1, -1, -1):
+        if ids[j] == ids[i]:
+            return j + 1
+    return None

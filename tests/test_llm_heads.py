@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 import llm
-from llm.behaviour import measure
+from llm.behaviour import best_heads, formation, loss_at, measure, roles_at
 from llm.corpus import half_repeat
-from llm.head_scores import first_token_score, head_role
+from llm.head_scores import first_token_score, head_role, induction_target
 
 
 def _uniform_causal(t: int) -> np.ndarray:
@@ -133,3 +133,32 @@ def test_the_file_states_the_numbers_it_was_measured_at() -> None:
     assert max(numbers["step0_previous"], numbers["step0_induction"]) <= 0.2
     layer, head = int(numbers["induction_layer"]), int(numbers["induction_head"])
     assert model.history.induction[-1, layer, head] == pytest.approx(numbers["induction"], abs=0.1)
+
+
+def test_induction_target_is_one_place_after_the_latest_earlier_occurrence() -> None:
+    assert induction_target([5, 7, 9, 5], 3) == 1
+    assert induction_target([5, 7, 5, 8, 5], 4) == 3  # the latest earlier 5 wins
+    assert induction_target([5, 7, 9], 2) is None
+    assert induction_target([5], 0) is None
+
+
+def test_the_history_helpers_read_the_shipped_history() -> None:
+    history = llm.load_model().history
+    at, layer, head = formation(history)
+    k = list(history.score_steps).index(at)
+    assert layer >= 1 and history.induction[k, layer, head] >= 0.4
+    assert history.induction[:k, 1:].max() < 0.4  # nothing before it
+    assert formation(history, threshold=2.0) is None
+    # the loss at a step: the mean of the 10 batches before it
+    assert loss_at(history, np.array([0, 20]))[1] == pytest.approx(history.loss[10:20].mean())
+    assert loss_at(history, np.array([0]))[0] == history.loss[0]
+    roles = roles_at(history, history.score_steps[-1])
+    assert len(roles) == 2 and len(roles[0]) == 4
+    assert any(role == "induction" for role, _ in roles[1])
+    assert any(role == "previous token" for role, _ in roles[0])
+    assert all(role == "diffuse" for layer in roles_at(history, 0) for role, _ in layer)
+    best = best_heads(history, history.score_steps[-1])
+    assert best["previous"] == pytest.approx(history.previous[-1].max())
+    assert best["induction"] == pytest.approx(history.induction[-1, 1:].max())
+    with pytest.raises(llm.LabError):
+        roles_at(history, 5)
