@@ -66,6 +66,7 @@ from llm.depth import (
     VARIANTS,
     DepthStack,
     depth_stack,
+    depth_stacks,
     mean_cosine,
     rank_one_distance,
 )
@@ -122,6 +123,7 @@ __all__ = [
     "classify_head",
     "column_sums",
     "depth_stack",
+    "depth_stacks",
     "divisors",
     "embed",
     "first_token_score",

@@ -15,8 +15,9 @@ and at every layer's input x_l [T, d_model]:
     collapse   = ||x_l - 1 mean_row(x_l)||_F / ||x_l||_F        distance from rank one, 0: collapsed
     grad_norm  = ||d loss / d x_l||_F,  loss = sum(x_L * probe)  how much gradient reaches layer l
 
-The gradients come from ``llm.backward``. LayerNorm has no gain or bias and eps = LN_EPS; there is
-no final LayerNorm after the last layer.
+The gradients are ``llm.backward``'s formulas with the heads batched (``attend_backward``; the
+tests check it against ``attention_backward`` and finite differences). LayerNorm has no gain or
+bias and eps = LN_EPS; there is no final LayerNorm after the last layer.
 """
 
 from __future__ import annotations
@@ -26,10 +27,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from llm.backward import attention_backward, layer_norm_backward
+from llm.backward import layer_norm_backward
 from llm.config import LN_EPS, AttentionConfig, LabError
 from llm.data import Params, embed, init_params
-from llm.engine import Trace, layer_norm, multi_head_attention
+from llm.engine import causal_mask, layer_norm
 
 VARIANTS = ("none", "residual", "post_ln", "pre_ln")
 MAX_LAYERS = 24  # beyond this the charts say nothing new
@@ -118,32 +119,144 @@ def probe(cfg: AttentionConfig, t: int) -> np.ndarray:
     return np.random.default_rng([cfg.seed, PROBE_STREAM]).standard_normal((t, cfg.d_model))
 
 
-def layer_forward(x: np.ndarray, params: Params, variant: str) -> tuple[np.ndarray, Trace]:
-    """One layer of the stack, and the trace of its attention (what the backward pass reads).
+@dataclass(frozen=True)
+class Attended:
+    """One batched sublayer's forward pass, kept for its backward (a leading [...] of stacks).
 
-    Shapes: [T, d_model] -> [T, d_model]. Under pre_ln the trace is that of attn(LN(x)).
+    Shapes: q k v [..., H, T, d_head]; pattern [..., H, T, T]; attn_out [..., T, d_model].
     """
-    trace = multi_head_attention(layer_norm(x) if variant == "pre_ln" else x, params)
-    if variant == "none":
-        return trace.attn_out, trace
-    resid = x + trace.attn_out
-    return (layer_norm(resid) if variant == "post_ln" else resid), trace
+
+    q: np.ndarray
+    k: np.ndarray
+    v: np.ndarray
+    pattern: np.ndarray
+    attn_out: np.ndarray
+
+
+def _flat(w: np.ndarray) -> np.ndarray:
+    """Every head's weights side by side. Shapes: [H, d_model, d_head] -> [d_model, H·d_head]."""
+    return w.transpose(1, 0, 2).reshape(w.shape[1], -1)
+
+
+def _split(m: np.ndarray, n_heads: int) -> np.ndarray:
+    """Shapes: [..., T, H·d_head] -> [..., H, T, d_head], head 0 first."""
+    return m.reshape(*m.shape[:-1], n_heads, -1).swapaxes(-3, -2)
+
+
+def _merge(m: np.ndarray) -> np.ndarray:
+    """Shapes: [..., H, T, d_head] -> [..., T, H·d_head], the inverse of ``_split``."""
+    m = m.swapaxes(-3, -2)
+    return m.reshape(*m.shape[:-2], -1)
+
+
+def attend(x: np.ndarray, params: Params) -> Attended:
+    """``multi_head_attention(x, params).attn_out`` (causal, scaled) for a batch of inputs.
+
+    The engine's formulas with the heads (and the stacks) as array axes instead of loops, and
+    the [T, T] steps done in place: the four variants of a 24-layer stack run in one pass (the
+    tests compare it with the engine). Shapes: x [..., T, d_model] -> attn_out [..., T, d_model].
+    """
+    n_heads, _, d_head = params.W_Q.shape
+    q, k, v = (_split(x @ _flat(w), n_heads) for w in (params.W_Q, params.W_K, params.W_V))
+    pattern = q @ k.swapaxes(-1, -2)  # [..., H, T, T], the scores, then in place:
+    pattern /= np.sqrt(d_head)  # scaled
+    np.copyto(pattern, -np.inf, where=~causal_mask(x.shape[-2]))  # masked
+    pattern -= pattern.max(axis=-1, keepdims=True)  # softmax, as llm.engine.softmax
+    np.exp(pattern, out=pattern)
+    pattern /= pattern.sum(axis=-1, keepdims=True)
+    attn_out = _merge(pattern @ v) @ params.W_O  # z [..., H, T, d_head] -> [..., T, d_model]
+    return Attended(q=q, k=k, v=v, pattern=pattern, attn_out=attn_out)
+
+
+def attend_backward(a: Attended, params: Params, d_attn_out: np.ndarray) -> np.ndarray:
+    """d loss / d x through ``attend``: ``attention_backward(...).x`` for a batch of inputs.
+
+    Shapes: d_attn_out [..., T, d_model] -> [..., T, d_model].
+    """
+    n_heads, _, d_head = params.W_Q.shape
+    d_z = _split(d_attn_out @ params.W_O.T, n_heads)  # [..., H, T, d_head]
+    d_v = a.pattern.swapaxes(-1, -2) @ d_z  # [..., H, T, d_head]
+    d_s = d_z @ a.v.swapaxes(-1, -2)  # d pattern [..., H, T, T], then in place:
+    d_s -= (d_s * a.pattern).sum(axis=-1, keepdims=True)  # softmax_backward
+    d_s *= a.pattern
+    d_s /= np.sqrt(d_head)  # d scores
+    d_q, d_k = d_s @ a.k, d_s.swapaxes(-1, -2) @ a.q  # [..., H, T, d_head]
+    pairs = ((d_q, params.W_Q), (d_k, params.W_K), (d_v, params.W_V))
+    return sum(_merge(d) @ _flat(w).T for d, w in pairs)  # [..., T, d_model]
+
+
+def _is(variants: tuple[str, ...], name: str) -> np.ndarray:
+    """Which stacks of a batch are wired as ``name``. Shapes: -> [V, 1, 1] bool."""
+    return np.array([v == name for v in variants])[:, None, None]
+
+
+def layer_forward(
+    x: np.ndarray, params: Params, variants: tuple[str, ...]
+) -> tuple[np.ndarray, Attended]:
+    """One layer for every stack of the batch, each wired as its variant: (output, the pass).
+
+    Shapes: x [V, T, d_model] -> [V, T, d_model]; under pre_ln the attention reads LN(x).
+    """
+    a = attend(np.where(_is(variants, "pre_ln"), layer_norm(x), x), params)
+    resid = x + a.attn_out  # residual, post_ln (before its LN) and pre_ln
+    post = np.where(_is(variants, "post_ln"), layer_norm(resid), resid)
+    return np.where(_is(variants, "none"), a.attn_out, post), a
 
 
 def layer_backward(
-    x: np.ndarray, params: Params, variant: str, trace: Trace, d_next: np.ndarray
+    x: np.ndarray, params: Params, variants: tuple[str, ...], a: Attended, d_out: np.ndarray
 ) -> np.ndarray:
-    """d loss / d x given d loss / d out, where (out, trace) = layer_forward(x, params, variant).
+    """d loss / d x given d loss / d output, for (output, a) = layer_forward(x, params, variants).
 
-    Shapes: x, d_next [T, d_model] -> [T, d_model].
+    none: through attn;  residual: d_out + through attn;  post_ln: the same after LN's backward;
+    pre_ln: d_out + LN's backward of what comes through attn.  Shapes: [V, T, d_model].
     """
-    if variant == "pre_ln":
-        d_u = attention_backward(layer_norm(x), params, trace, d_next).x  # through attn
-        return d_next + layer_norm_backward(x, d_u, LN_EPS)  # identity path + through LN
-    if variant == "post_ln":
-        d_next = layer_norm_backward(x + trace.attn_out, d_next, LN_EPS)  # d loss / d resid
-    d_x = attention_backward(x, params, trace, d_next).x
-    return d_x if variant == "none" else d_next + d_x
+    post = _is(variants, "post_ln")
+    d_attn = np.where(post, layer_norm_backward(x + a.attn_out, d_out, LN_EPS), d_out)
+    d_in = attend_backward(a, params, d_attn)  # d loss / d (what attn read)
+    pre = d_out + layer_norm_backward(x, d_in, LN_EPS)
+    skip = np.where(_is(variants, "none"), d_in, d_attn + d_in)
+    return np.where(_is(variants, "pre_ln"), pre, skip)
+
+
+def depth_stacks(
+    cfg: AttentionConfig,
+    tokens: list[str],
+    n_layers: int = 12,
+    variants: tuple[str, ...] = VARIANTS,
+) -> dict[str, DepthStack]:
+    """``depth_stack`` for several variants at once: the same weights, one batched pass.
+
+    Shapes: T tokens -> {variant: DepthStack}. LabError as for ``depth_stack``.
+    """
+    for variant in variants:
+        _check(n_layers, variant)
+    variants = tuple(variants)
+    params = layer_params(cfg, n_layers)
+    x0 = embed(tokens, cfg)  # [T, d_model]
+    xs, passes = [np.stack([x0] * len(variants))], []  # every layer's input [V, T, d_model]
+    for p in params:
+        out, a = layer_forward(xs[-1], p, variants)
+        xs.append(out)
+        passes.append(a)
+    target = probe(cfg, len(tokens))
+    grads = [np.stack([target] * len(variants))]  # d loss / d x_L = probe
+    for i in range(n_layers - 1, -1, -1):
+        grads.append(layer_backward(xs[i], params[i], variants, passes[i], grads[-1]))
+    x_all, g_all = np.stack(xs, axis=1), np.stack(grads[::-1], axis=1)  # [V, L+1, T, d_model]
+    return {
+        v: DepthStack(
+            variant=v,
+            params=params,
+            x=x_all[i],
+            rms=np.sqrt((x_all[i] ** 2).mean(axis=(-1, -2))),
+            similarity=np.array([mean_cosine(x) for x in x_all[i]]),
+            collapse=np.array([rank_one_distance(x) for x in x_all[i]]),
+            probe=target,
+            grad_norm=np.linalg.norm(g_all[i], axis=(-1, -2)),
+        )
+        for i, v in enumerate(variants)
+    }
 
 
 def depth_stack(
@@ -154,25 +267,4 @@ def depth_stack(
     Shapes: T tokens -> DepthStack with x [L+1, T, d_model] and four curves [L+1].
     LabError for an unknown variant or n_layers outside 1..24.
     """
-    _check(n_layers, variant)
-    params = layer_params(cfg, n_layers)
-    xs, traces = [embed(tokens, cfg)], []  # every layer's input [T, d_model], its attention
-    for p in params:
-        out, trace = layer_forward(xs[-1], p, variant)
-        xs.append(out)
-        traces.append(trace)
-    target = probe(cfg, len(tokens))
-    grads = [target]  # d loss / d x_L = probe
-    for i in range(n_layers - 1, -1, -1):
-        grads.append(layer_backward(xs[i], params[i], variant, traces[i], grads[-1]))
-    grads.reverse()  # grads[l] = d loss / d x_l
-    return DepthStack(
-        variant=variant,
-        params=params,
-        x=np.stack(xs),  # (L+1) × [T, d_model] -> [L+1, T, d_model]
-        rms=np.array([rms(x) for x in xs]),
-        similarity=np.array([mean_cosine(x) for x in xs]),
-        collapse=np.array([rank_one_distance(x) for x in xs]),
-        probe=target,
-        grad_norm=np.array([float(np.linalg.norm(g)) for g in grads]),
-    )
+    return depth_stacks(cfg, tokens, n_layers, (variant,))[variant]

@@ -48,7 +48,7 @@ def _numeric_grad(stack: llm.DepthStack, layer: int) -> np.ndarray:
 
     def loss(x: np.ndarray) -> float:
         for p in stack.params[layer:]:
-            x = depth.layer_forward(x, p, stack.variant)[0]
+            x = depth.layer_forward(x[None], p, (stack.variant,))[0][0]
         return float((x * stack.probe).sum())
 
     x0 = stack.x[layer].copy()
@@ -81,6 +81,35 @@ def test_the_stack_matches_a_direct_computation(variant: str) -> None:
     for layer in range(4):
         grad = _numeric_grad(st, layer)
         assert st.grad_norm[layer] == pytest.approx(np.linalg.norm(grad), rel=1e-6)
+
+
+@pytest.mark.parametrize(("t", "d_model", "n_heads"), [(1, 4, 2), (2, 2, 1), (5, 8, 4), (7, 12, 3)])
+def test_the_batched_heads_match_the_engine_and_its_backward(
+    t: int, d_model: int, n_heads: int
+) -> None:
+    rng = np.random.default_rng(t + d_model)
+    x, d_out = rng.standard_normal((t, d_model)), rng.standard_normal((t, d_model))
+    params = llm.init_params(llm.AttentionConfig(d_model, n_heads, seed=t))
+    trace = llm.multi_head_attention(x, params, causal=True)
+    batched = depth.attend(x, params)
+    np.testing.assert_allclose(batched.attn_out, trace.attn_out, rtol=0, atol=1e-13)
+    for h, head in enumerate(trace.heads):
+        np.testing.assert_allclose(batched.pattern[h], head.pattern, rtol=0, atol=1e-14)
+    want = llm.attention_backward(x, params, trace, d_out).x
+    np.testing.assert_allclose(depth.attend_backward(batched, params, d_out), want, atol=1e-12)
+
+
+def test_all_variants_at_once_are_each_variant_alone() -> None:
+    cfg, tokens = llm.AttentionConfig(12, 3, seed=9), llm.tokenize("a b a c d")
+    together = depth.depth_stacks(cfg, tokens, 6)
+    assert list(together) == list(llm.VARIANTS)
+    for variant, st in together.items():
+        alone = llm.depth_stack(cfg, tokens, 6, variant)
+        assert st.variant == variant
+        for name in ("x", "rms", "similarity", "collapse", "grad_norm", "probe"):
+            np.testing.assert_allclose(getattr(st, name), getattr(alone, name), rtol=1e-13)
+    with pytest.raises(llm.LabError):
+        depth.depth_stacks(cfg, tokens, 6, ("none", "foo"))
 
 
 def test_layer_weights_and_probe() -> None:
@@ -127,15 +156,13 @@ def test_the_variants_agree_where_they_must() -> None:
     x = (x - x.mean(axis=-1, keepdims=True)) / x.std(axis=-1, keepdims=True) * math.sqrt(1 - 1e-5)
     np.testing.assert_allclose(llm.layer_norm(x), x, rtol=0, atol=1e-14)
     p, d = stacks["none"].params[0], rng.standard_normal((5, 8))
-    pre, pre_trace = depth.layer_forward(x, p, "pre_ln")
-    res, res_trace = depth.layer_forward(x, p, "residual")
-    np.testing.assert_allclose(pre, res, rtol=0, atol=1e-13)
+    pair = ("pre_ln", "residual")  # one batch of two stacks, as depth_stacks runs them
+    out, passed = depth.layer_forward(np.stack([x, x]), p, pair)
+    np.testing.assert_allclose(out[0], out[1], rtol=0, atol=1e-13)
     # the gradients differ only by what LayerNorm's Jacobian removes from d_x
-    g_pre = depth.layer_backward(x, p, "pre_ln", pre_trace, d)
-    g_res = depth.layer_backward(x, p, "residual", res_trace, d)
+    g_pre, g_res = depth.layer_backward(np.stack([x, x]), p, pair, passed, np.stack([d, d]))
     assert not np.allclose(g_pre, g_res)
-    d_attn = g_res - d
-    np.testing.assert_allclose(g_pre - d, llm.layer_norm_backward(x, d_attn), atol=1e-12)
+    np.testing.assert_allclose(g_pre - d, llm.layer_norm_backward(x, g_res - d), atol=1e-12)
     # post_ln keeps every layer's input at rms 1 (sqrt(var / (var + eps)), a hair below)
     post = llm.depth_stack(cfg, tokens, 24, "post_ln")
     assert np.all(np.abs(post.rms[1:] - 1.0) < 1e-4) and np.all(post.rms[1:] < 1.0)

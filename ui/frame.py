@@ -46,6 +46,7 @@ PAGES: list[tuple[str, str, str | None]] = [
     ("pages/5_heads.py", "page_heads", "chapter9"),
     ("pages/6_concat.py", "page_concat", "chapter9"),
     ("pages/7_layernorm.py", "page_layernorm", "chapter9"),
+    ("pages/8_depth.py", "page_depth", "chapter9"),
     ("pages/9_code.py", "page_code", "chapter9"),
 ]
 

@@ -1,0 +1,234 @@
+"""Page 8: the sublayer stacked 1 to 24 times, four ways, measured layer by layer (chapter 9)."""
+
+import streamlit as st
+
+import llm
+from llm import depth
+from ui.charts import side_by_side
+from ui.compute import frozen
+from ui.frame import frame
+from ui.grids import heatmap_grid
+from ui.labels import feature_labels
+from ui.layer_charts import layer_chart
+from ui.sections import folded, show_code
+from ui.text import translator
+from ui.text.depth import TEXT
+from ui.url_values import Choice, IntRange
+from ui.wire import show_figure
+
+LAYERS_DEFAULT = 12  # the chapter's "stack 12 of them"
+VARIANT_DEFAULT = "none"  # the first view shows what goes wrong without the recipe
+SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def stacks(
+    text: str, d_model: int, n_heads: int, seed: int, embeddings: str, n_layers: int
+) -> dict[str, llm.DepthStack]:
+    """The four variants of one setting, computed once and shared read-only between sessions."""
+    cfg = llm.AttentionConfig(d_model=d_model, n_heads=n_heads, seed=seed, embeddings=embeddings)
+    tokens = llm.tokenize(text)
+    return frozen(llm.depth_stacks(cfg, tokens, n_layers, llm.VARIANTS))
+
+
+def number(x: float, lang: str) -> str:
+    """A measured number for prose: 3 significant digits, or a power of ten outside 10⁻³ … 10⁴."""
+    if x != 0.0 and not 1e-3 <= abs(x) < 1e4:
+        mantissa, exponent = f"{x:.1e}".split("e")
+        text = f"{mantissa}·10{str(int(exponent)).translate(SUPERSCRIPT)}"
+    else:
+        text = f"{x:.0f}" if abs(x) >= 1000 else f"{x:.3g}"
+    return text.replace(".", ",") if lang == "fr" else text
+
+
+LAYERS = IntRange("layers", 1, llm.MAX_LAYERS, default=LAYERS_DEFAULT)
+VARIANT = Choice("variant", llm.VARIANTS, default=VARIANT_DEFAULT)
+s = frame("page_depth", values=(LAYERS, VARIANT))
+t = translator(TEXT, s.lang)
+cfg, labels = s.cfg, s.lab.labels
+
+
+def n(x: float) -> str:
+    return number(x, s.lang)
+
+
+def cosine(x: float) -> str:
+    """Four decimals: near 1, the variants differ only there."""
+    text = f"{x:.4f}"
+    return text.replace(".", ",") if s.lang == "fr" else text
+
+
+st.title(t("title"), anchor=False)
+st.write(t("intro"))
+st.markdown("\n".join(f"- {t(v)}" for v in llm.VARIANTS))
+st.caption(t("setup"))
+st.info(t("honest"), icon=":material/info:")
+
+left, right = st.columns([1, 2])
+n_layers = left.slider(
+    t("layers"),
+    1,
+    llm.MAX_LAYERS,
+    value=LAYERS_DEFAULT,
+    help=t("layers_help"),
+    key="layers",
+    bind="query-params",
+    persist_state="session",
+)
+variant = right.radio(
+    t("variant"),
+    llm.VARIANTS,
+    index=llm.VARIANTS.index(VARIANT_DEFAULT),
+    captions=[t(f"cap_{v}") for v in llm.VARIANTS],
+    horizontal=True,
+    help=t("variant_help"),
+    key="variant",
+    bind="query-params",
+    persist_state="session",
+)
+runs = stacks(s.text, cfg.d_model, cfg.n_heads, cfg.seed, cfg.embeddings, n_layers)
+top = n_layers  # the output's index in every curve
+layer_axis = list(range(n_layers + 1))
+at_top = {v: run.rms[-1] for v, run in runs.items()}
+
+
+def trend(ratio: float) -> str:
+    if ratio >= 3.0:
+        return t("grows", f=n(ratio))
+    return t("shrinks", f=n(1 / ratio)) if ratio <= 1 / 3 else t("steady")
+
+
+# --- 1. activation size ---------------------------------------------------------------------
+rms = {v: run.rms for v, run in runs.items()}
+show_figure(
+    layer_chart(
+        rms, layer_axis, title=t("rms_title"), x_title=t("layer"), y_title=t("rms_y"), bold=variant
+    ),
+    key="rms",
+)
+x0 = runs["none"].rms[0]
+st.write(
+    " ".join(
+        [
+            t("rms_read", x0=n(x0), layers=n_layers, **{v: n(r) for v, r in at_top.items()}),
+            t("rms_none", trend=trend(at_top["none"] / x0)),
+            t("rms_residual", trend=trend(at_top["residual"] / x0)),
+            t("rms_ln", trend=trend(at_top["pre_ln"] / x0)),
+        ]
+    )
+)
+
+# --- 2. how alike the token rows are --------------------------------------------------------
+similarity = {v: run.similarity for v, run in runs.items()}
+collapse = {v: run.collapse for v, run in runs.items()}
+sim_chart = layer_chart(
+    similarity,
+    layer_axis,
+    title=t("sim_left"),
+    x_title=t("layer"),
+    y_title=t("sim_y"),
+    log=False,
+    bold=variant,
+)
+collapse_chart = layer_chart(
+    collapse,
+    layer_axis,
+    title=t("sim_right"),
+    x_title=t("layer"),
+    y_title=t("collapse_y"),
+    log=True,
+    bold=variant,
+)
+st.subheader(t("sim_title"), anchor=False)
+if s.phone:
+    show_figure(sim_chart, key="similarity")
+    show_figure(collapse_chart, key="collapse")
+else:
+    show_figure(side_by_side(sim_chart, collapse_chart), key="similarity_collapse")
+last_c = {v: c[-1] for v, c in collapse.items()}
+if len(labels) == 1:
+    st.write(t("sim_one_token"))
+else:
+    st.write(
+        t(
+            "sim_read",
+            layers=n_layers,
+            **{v: cosine(c[-1]) for v, c in similarity.items()},
+            **{f"c_{v}": n(c) for v, c in last_c.items()},
+        )
+    )
+    most, least = max(last_c, key=last_c.get), min(last_c, key=last_c.get)
+    st.write(t("sim_why"))
+    if last_c[least] > 0.0:
+        st.write(
+            t(
+                "sim_order",
+                most=f"**{most}**",
+                least=f"**{least}**",
+                c_most=n(last_c[most]),
+                c_least=n(last_c[least]),
+                ratio=n(last_c[most] / last_c[least]),
+            )
+        )
+
+# --- 3. the gradient ------------------------------------------------------------------------
+grad = {v: run.grad_norm for v, run in runs.items()}
+show_figure(
+    layer_chart(
+        grad,
+        layer_axis,
+        title=t("grad_title"),
+        x_title=t("layer"),
+        y_title=t("grad_y"),
+        bold=variant,
+    ),
+    key="grad",
+)
+top_grad = runs["none"].grad_norm[-1]
+ratio = {v: g[0] / g[-1] for v, g in grad.items()}
+sentences = [t("grad_read", top=n(top_grad), **{v: n(r) for v, r in ratio.items()})]
+r_none = ratio["none"]
+if r_none < 0.1:
+    sentences.append(t("grad_none_vanish", r=n(r_none)))
+elif r_none <= 10.0:
+    along = grad["none"] / top_grad
+    sentences.append(t("grad_none_not", r=n(r_none), low=n(along.min()), high=n(along.max())))
+else:
+    sentences.append(t("grad_none_grows", r=n(r_none)))
+key = "grad_residual_explode" if ratio["residual"] > 10.0 else "grad_residual_tame"
+sentences.append(t(key, r=n(ratio["residual"])))
+tame = all(0.1 <= ratio[v] <= 10.0 for v in ("post_ln", "pre_ln"))
+sentences.append(
+    t("grad_ln" if tame else "grad_ln_off", post_ln=n(ratio["post_ln"]), pre_ln=n(ratio["pre_ln"]))
+)
+st.write(" ".join(sentences))
+
+# --- the token rows of the chosen variant ---------------------------------------------------
+chosen = runs[variant]
+st.subheader(t("rows_title"), anchor=False)
+st.write(t("rows_intro", layers=n_layers, variant=variant))
+features = feature_labels(cfg.d_model)
+heatmap_grid(
+    [chosen.x[0] / chosen.rms[0], chosen.x[top] / chosen.rms[top]],
+    labels,
+    [features] * 2,
+    [
+        t("rows_in", rms=n(chosen.rms[0])),
+        t("rows_out", layers=n_layers, variant=variant, rms=n(chosen.rms[top])),
+    ],
+    key="rows",
+    phone=s.phone,
+    signed=True,
+    x_title=t("feature"),
+    y_title=t("token"),
+    per_row=2,
+)
+st.caption(t("rows_read", c0=n(chosen.collapse[0]), cl=n(chosen.collapse[top]), layers=n_layers))
+
+st.subheader(t("training_title"), anchor=False)
+st.write(t("training"))
+
+if (box := folded(t("code"), key="depth_code")) is not None:
+    with box:
+        st.caption(t("engine_note"))
+        show_code(depth.layer_forward, depth.layer_backward, depth.attend, depth.attend_backward)

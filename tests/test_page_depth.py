@@ -1,0 +1,140 @@
+"""AppTest tests of page 8, depth: the charts carry llm.depth_stack's numbers, bad links repaired.
+
+The page is opened as a shared link opens it (URL parameters before the first run); what it draws
+is compared with ``llm.depth_stack`` run in the test on the same settings.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import llm
+from tests.apptest_pages import SENTENCE_32, array_of, figure, z_of
+
+PAGE = "../pages/8_depth.py"
+CHAPTER_9 = llm.AttentionConfig(d_model=8, n_heads=4, seed=0)
+TOKENS = llm.tokenize("the cat sat on mat")
+
+
+@functools.cache
+def _opened(link: tuple[tuple[str, str], ...]) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    for key, value in link:
+        at.query_params[key] = value
+    return at.run()
+
+
+def opened(**link: str) -> AppTest:
+    at = _opened(tuple(sorted(link.items())))
+    assert not at.exception, at.exception
+    return at
+
+
+def body(at: AppTest) -> str:
+    return "\n".join(m.value for m in [*at.main.markdown, *at.main.caption, *at.main.info])
+
+
+def lines(at: AppTest, key: str) -> dict[str, np.ndarray]:
+    """The y values of a line chart, by series name (None -> NaN)."""
+    return {trace["name"]: array_of(trace["y"]) for trace in figure(at, key)["data"]}
+
+
+def test_the_charts_carry_the_stack_numbers() -> None:
+    at = opened()
+    assert at.slider(key="layers").value == 12 and at.radio(key="variant").value == "none"
+    want = {v: llm.depth_stack(CHAPTER_9, TOKENS, 12, v) for v in llm.VARIANTS}
+    rms, grad = lines(at, "rms"), lines(at, "grad")
+    assert list(rms) == list(llm.VARIANTS)
+    for v, st in want.items():
+        np.testing.assert_allclose(rms[v], st.rms, rtol=1e-15)
+        np.testing.assert_allclose(grad[v], st.grad_norm, rtol=1e-15)
+    both = figure(at, "similarity_collapse")["data"]  # similarity on the left, collapse right
+    for trace in both:
+        st = want[trace["name"]]
+        values = st.similarity if trace.get("xaxis", "x") == "x" else st.collapse
+        np.testing.assert_allclose(array_of(trace["y"]), values, rtol=1e-15)
+    layout = figure(at, "similarity_collapse")["layout"]
+    assert layout["yaxis2"]["type"] == "log" and layout["yaxis"].get("type") != "log"
+    assert figure(at, "grad")["layout"]["yaxis"]["type"] == "log"  # 0.4 ... 697: decades
+    assert [t["line"]["width"] for t in figure(at, "rms")["data"]] == [3.5, 1.8, 1.8, 1.8]
+
+
+def test_the_sentences_read_the_current_numbers() -> None:
+    """At the chapter 9 preset and 12 layers (numbers from llm.depth_stack, seed 0)."""
+    text = body(opened())
+    assert "After 12 layers it is 0.0392 without residual, 67.5 with the residual alone" in text
+    assert "The distance from rank one is 0.00307, 0.0341, 0.0426 and 0.303." in text
+    assert "1.0000 without residual, 0.9986 with the residual" in text
+    assert "At layer 0 it is 0.055 of that without residual, 96.2 with the residual" in text
+    assert "fades on the way down, 0.055 of the top's" in text
+    assert "explodes instead, 96.2 times the top's" in text
+    deeper = body(opened(layers="24"))
+    assert "it does not vanish on these weights (0.369 of the top's" in deeper
+    assert "4.9·10⁻⁷, 0.0112, 0.00159 and 0.238" in deeper
+    assert "multiplies the gradient by 1 + the sublayer's slope" in deeper
+
+
+def test_the_token_rows_of_the_chosen_variant() -> None:
+    at = opened(layers="5", variant="pre_ln")
+    st = llm.depth_stack(CHAPTER_9, TOKENS, 5, "pre_ln")
+    np.testing.assert_allclose(z_of(figure(at, "rows"), 0), st.x[0] / st.rms[0], rtol=1e-15)
+    np.testing.assert_allclose(z_of(figure(at, "rows"), 1), st.x[5] / st.rms[5], rtol=1e-15)
+    assert [t["line"]["width"] for t in figure(at, "grad")["data"]] == [1.8, 1.8, 1.8, 3.5]
+    assert len(lines(at, "rms")["none"]) == 6
+
+
+def test_french() -> None:
+    at = opened(lang="fr")
+    assert at.title[0].value.startswith("8. Profondeur")
+    assert "Après 12 couches elle vaut 0,0392 sans résiduel" in body(at)
+
+
+@pytest.mark.parametrize(
+    ("link", "shown"),
+    [
+        ({"layers": "0"}, "0"),
+        ({"layers": "25"}, "25"),
+        ({"layers": "abc"}, "abc"),
+        ({"variant": "foo"}, "foo"),
+        ({"layers": "-3", "variant": "Pre_LN"}, "Pre"),
+    ],
+)
+def test_bad_links_are_repaired_and_said(link: dict[str, str], shown: str) -> None:
+    at = opened(**link)
+    warning = "\n".join(w.value for w in at.warning)
+    assert shown in warning
+    assert at.slider(key="layers").value == 12 and at.radio(key="variant").value == "none"
+    np.testing.assert_array_equal(lines(at, "grad")["none"], lines(opened(), "grad")["none"])
+
+
+def test_markup_in_a_value_is_shown_as_text() -> None:
+    at = opened(variant="[x](https://example.com)<b>")
+    (warning,) = at.warning
+    assert r"\[x\]\(https\:" in warning.value and r"\<b\>" in warning.value
+
+
+def test_moving_the_controls_changes_the_charts() -> None:
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    at.slider(key="layers").set_value(3).run()
+    assert not at.exception
+    want = llm.depth_stack(CHAPTER_9, TOKENS, 3, "residual")
+    np.testing.assert_allclose(lines(at, "grad")["residual"], want.grad_norm, rtol=1e-15)
+    at.radio(key="variant").set_value("residual").run()
+    np.testing.assert_allclose(z_of(figure(at, "rows"), 1), want.x[3] / want.rms[3], rtol=1e-15)
+
+
+def test_one_token() -> None:
+    text = body(opened(text="cat"))
+    assert "With one token there is nothing to collapse" in text
+
+
+def test_the_largest_setting() -> None:
+    at = opened(d_model="64", n_heads="16", text=SENTENCE_32, layers="24", variant="post_ln")
+    cfg = llm.AttentionConfig(64, 16, 0)
+    st = llm.depth_stack(cfg, llm.tokenize(SENTENCE_32), 24, "post_ln")
+    np.testing.assert_allclose(lines(at, "grad")["post_ln"], st.grad_norm, rtol=1e-15)
+    assert z_of(figure(at, "rows"), 1).shape == (32, 64)
