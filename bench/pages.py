@@ -35,6 +35,8 @@ from bench.common import (
 from bench.wsclient import Session
 
 TARGET_MS = {"chapter9": 15.0, "largest": 60.0}
+# a page's own URL values at a preset: the depth page's largest setting stacks all 24 layers
+PAGE_VALUES = {("depth", "largest"): {"layers": 24}}
 WARMUP = 2
 
 
@@ -108,6 +110,8 @@ def _apptest_page(path: Path, preset: str, reruns: int, seed_base: int, runner_c
     for key in ("text", "d_model", "n_heads"):
         at.query_params[key] = str(settings[key])
     at.query_params["seed"] = str(seed_base)
+    for key, value in PAGE_VALUES.get((page_slug(path), preset), {}).items():
+        at.query_params[key] = str(value)
     out: dict = {"page": page_slug(path) or "home", "preset": preset, "loadavg": loadavg()}
     errors: list[str] = []
     for _ in range(WARMUP):
@@ -148,6 +152,7 @@ async def _ws_page(
 ) -> dict:
     settings = PRESETS[preset]
     query = {k: settings[k] for k in ("text", "d_model", "n_heads")} | {"seed": seed_base}
+    query |= PAGE_VALUES.get((slug, preset), {})
     session = Session(ws_url, slug, query, measure_deflate=True)
     await session.connect()
     out: dict = {"page": slug or "home", "preset": preset, "loadavg": loadavg()}
