@@ -199,3 +199,10 @@ def test_numbers_in_french_prose_take_the_decimal_comma() -> None:
     assert num(-2.8e-17, 1, "fr", "e") == "-2,8e-17"
     assert num(1e-5, 3, "fr", "g") == "1e-05" and num(0.05, 3, "fr", "g") == "0,05"
     assert num(4.0, 0, "fr") == "4"
+
+
+def test_one_word_is_one_token() -> None:
+    captions = [c.value for c in open_page(HOME, text="cat").sidebar.caption]
+    assert any(c.startswith("1 token · d_model 8 · 4 heads") for c in captions), captions
+    french = [c.value for c in open_page(HOME, text="le chat", lang="fr").sidebar.caption]
+    assert any(c.startswith("2 tokens · d_model 8 · 4 têtes") for c in french), french

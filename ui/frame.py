@@ -13,12 +13,23 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 from streamlit.errors import StreamlitPageNotFoundError
 
 import llm
 from exercises import BY_PAGE, CELLS
 from ui.compute import Lab, compute_lab
 from ui.exercise import solved
+from ui.presenter import (
+    PRESENT_CSS,
+    SWITCH_CSS,
+    Bar,
+    base_address,
+    class_link,
+    link_params,
+    show_qr,
+)
+from ui.presenter import bar as presenter_bar
 from ui.style import CHART_CSS
 from ui.text import LANGS, pick, translator
 from ui.text.common import TEXT
@@ -48,6 +59,7 @@ PAGES: list[tuple[str, str, str | None]] = [
     ("pages/7_layernorm.py", "page_layernorm", "chapter9"),
     ("pages/8_depth.py", "page_depth", "chapter9"),
     ("pages/9_code.py", "page_code", "chapter9"),
+    ("pages/10_learned.py", "page_learned", "beyond"),
 ]
 
 
@@ -61,6 +73,7 @@ class Settings:
     head: int  # the head shown where one is shown, from 0
     lab: Lab
     phone: bool = False  # the browser says it is a phone: figures stack instead of side by side
+    present: bool = False  # presenter mode: projector-sized type and cell numbers
     values: dict[str, object] = field(default_factory=dict)  # the page's own URL values, valid
 
     def value(self, name: str) -> object:
@@ -99,9 +112,16 @@ def frame(page: str, values: tuple[Value, ...] = ()) -> Settings:
     ``Flag``): a bad one is replaced by its default and reported with the shared ones, and the
     page reads the valid value as ``s.value(name)``.
     """
-    st.set_page_config(page_title="Attention Lab", page_icon="🔎", layout="wide")
-    st.html(CHART_CSS)  # the charts' text colours in the light and the dark theme
     ss = st.session_state
+    present = _presenting()
+    st.set_page_config(
+        page_title="Attention Lab",
+        page_icon="🔎",
+        layout="wide",
+        initial_sidebar_state="collapsed" if present else "auto",
+    )
+    st.html(CHART_CSS)  # the charts' text colours in the light and the dark theme
+    st.html(PRESENT_CSS if present else SWITCH_CSS)
     if "_url_checked" not in ss:
         # first run of a visit: the URL seeds the widgets; bad values are fixed on the next run,
         # when session state (no longer the URL) decides, so the corrected values reach the URL
@@ -113,12 +133,28 @@ def frame(page: str, values: tuple[Value, ...] = ()) -> Settings:
         ss.update(ss.pop("_url_fixes"))
         ss["_sync_url"] = True
 
+    top = st.container()  # the presenter's bar, above everything the page draws
     with st.sidebar:
         lang = _language_control()
         t = translator(TEXT, lang)
-        _navigation(t, lang)
         st.header(t("settings"), anchor=False)
-        text, cfg, causal, head = _controls(t)
+        places = presenter_bar(top) if present else None
+        text, cfg, causal, head = _controls(t, places)
+        summary = st.container()
+        pages = st.container()  # the page list, under the settings it would push off the screen
+    _navigation(pages, t, lang)
+    switch = places.switch if places else top.container(key="present_switch")
+    switch.toggle(
+        t("present_short" if places else "present"),
+        value=False,
+        help=t("present_help"),
+        key="present",
+        bind="query-params",
+        persist_state="session",
+    )
+    current = next(path for path, key, _ in PAGES if key == page)
+    if places is not None:
+        _neighbours(places, t, current)
 
     if "_url_fixes" in ss or ss.pop("_sync_url", False):
         # a value the app sets on a URL-bound widget reaches the address bar one run late in
@@ -135,18 +171,29 @@ def frame(page: str, values: tuple[Value, ...] = ()) -> Settings:
     except llm.LabError as err:
         st.error(pick(TEXT, lang, f"err_{err.code}", **err.params), icon=":material/error:")
         st.stop()
-    st.sidebar.caption(
+    n_tokens = len(lab.tokens)
+    summary.caption(
         t(
             "summary",
-            t=len(lab.tokens),
+            tokens=t("one_token") if n_tokens == 1 else t("tokens", t=n_tokens),
             d_model=cfg.d_model,
             n_heads=cfg.n_heads,
             d_head=cfg.d_head,
             seed=cfg.seed,
         )
     )
-    st.sidebar.caption(t("share"))
-    sizes = Sizes(n_tokens=len(lab.tokens), d_model=cfg.d_model, n_heads=cfg.n_heads)
+    summary.caption(t("share"))
+    sizes = Sizes(n_tokens=n_tokens, d_model=cfg.d_model, n_heads=cfg.n_heads)
+    mine = page_values(values, sizes, lang)
+    if places is not None:
+        own = {
+            v.name: v.label(mine[v.name]) for v in values if mine[v.name] != v.default_for(sizes)
+        }
+        link = class_link(
+            base_address(st.context.url, st.context.headers, "/" + _slug(current)),
+            link_params(lang, text, cfg, causal, head, own),
+        )
+        show_qr(places.qr, link, t("qr"), t("qr_caption"))
     return Settings(
         lang=lang,
         text=text,
@@ -154,8 +201,39 @@ def frame(page: str, values: tuple[Value, ...] = ()) -> Settings:
         head=head,
         lab=lab,
         phone=on_a_phone(),
-        values=page_values(values, sizes, lang),
+        present=present,
+        values=mine,
     )
+
+
+def _slug(path: str) -> str:
+    """The URL path of a page file: pages/4_mix.py -> mix, app.py -> "" (the home page)."""
+    return path.removesuffix(".py").partition("_")[2]
+
+
+def _presenting() -> bool:
+    """Presenter mode, known before its switch is drawn: the session's value, else the link's."""
+    ss = st.session_state
+    if "present" in ss:
+        return bool(ss["present"])
+    return st.query_params.get("present") == "true"
+
+
+def _neighbours(places: Bar, t: Callable[..., str], current: str) -> None:
+    """The previous and the next page, as links in the presenter's bar."""
+    paths = [path for path, _, _ in PAGES]
+    i = paths.index(current)
+    for box, j, icon in (
+        (places.previous, i - 1, "arrow_back"),
+        (places.following, i + 1, "arrow_forward"),
+    ):
+        if 0 <= j < len(PAGES):
+            path, key, _ = PAGES[j]
+            number = t(key).partition(". ")[0]  # "3" of "3. Scale, mask, softmax"; "Home"
+            try:
+                box.page_link(path, label=number, icon=f":material/{icon}:", help=t(key))
+            except StreamlitPageNotFoundError:  # a page run on its own has no page list
+                box.caption(t(key))
 
 
 def _raw_lang() -> str | None:
@@ -175,21 +253,21 @@ def _language_control() -> str:
     )
 
 
-def _navigation(t: Callable[..., str], lang: str) -> None:
+def _navigation(box: DeltaGenerator, t: Callable[..., str], lang: str) -> None:
     group = None
     done = solved()
     for path, key, page_group in PAGES:
         if page_group != group and page_group is not None:
-            st.caption(t(page_group))
+            box.caption(t(page_group))
             group = page_group
-        cell = BY_PAGE.get(path.removesuffix(".py").partition("_")[2])
+        cell = BY_PAGE.get(_slug(path))
         label = t(key) + (" ✓" if cell is not None and cell.id in done else "")
         try:
-            st.page_link(path, label=label)
+            box.page_link(path, label=label)
         except StreamlitPageNotFoundError:
             # a page script run on its own (AppTest opening a page file) has no page list
-            st.caption(label)
-    st.caption(pick(TURN_TEXT, lang, "progress", done=len(done), total=len(CELLS)))
+            box.caption(label)
+    box.caption(pick(TURN_TEXT, lang, "progress", done=len(done), total=len(CELLS)))
 
 
 def _apply_preset(name: str) -> None:
@@ -204,14 +282,63 @@ def _new_seed() -> None:
     st.session_state["_sync_url"] = True
 
 
-def _controls(t: Callable[..., str]) -> tuple[str, llm.AttentionConfig, bool, int]:
+def _controls(
+    t: Callable[..., str], places: Bar | None
+) -> tuple[str, llm.AttentionConfig, bool, int]:
+    """The shared controls, in the sidebar (called inside it). In presenter mode the four a
+    teacher moves in class go to the bar at the top, and the switch goes with them."""
     ss = st.session_state
     bound = {"bind": "query-params", "persist_state": "session"}
-    st.caption(t("presets"))
-    left, right = st.columns(2)
-    left.button(t("preset8"), help=t("preset8_help"), on_click=_apply_preset, args=("chapter8",))
-    right.button(t("preset9"), help=t("preset9_help"), on_click=_apply_preset, args=("chapter9",))
+    side = st.container()
+    short = "_short" if places else ""  # the bar's labels are a word each
+    presets = places.presets if places else side
+    if places is None:
+        presets.caption(t("presets"))
+    for column, name, text_key in zip(
+        presets.columns(2), PRESETS, ("preset8", "preset9"), strict=True
+    ):
+        column.button(
+            t(f"{text_key}{short}"),
+            help=t(f"{text_key}_help"),
+            on_click=_apply_preset,
+            args=(name,),
+            key=f"preset_{name}",
+        )
 
+    d_model = (places.d_model if places else side).slider(
+        t(f"d_model{short}"), 2, D_MODEL_MAX, value=8, key="d_model", **bound
+    )
+    options = llm.divisors(d_model)
+    if ss.get("n_heads") is not None and ss["n_heads"] not in options:
+        ss["n_heads"] = default_heads(d_model)
+        ss["_sync_url"] = True
+    n_heads = (places.n_heads if places else side).selectbox(
+        t(f"n_heads{short}"),
+        options,
+        index=options.index(default_heads(d_model)),
+        help=t("n_heads_help"),
+        key="n_heads",
+        **bound,
+    )
+    seed_box, new_box = (places.seed, places.new_seed) if places else (side, side)
+    seed = seed_box.number_input(
+        t(f"seed{short}"),
+        0,
+        llm.MAX_SEED,
+        value=0,
+        step=1,
+        help=t("seed_help"),
+        key="seed",
+        **bound,
+    )
+    # in the sidebar on a line of its own: beside the seed it would have room for two letters
+    new_box.button(
+        t("new_seed") if places is None else "",
+        help=t("new_seed"),
+        on_click=_new_seed,
+        icon=":material/casino:",
+        key="new_seed",
+    )
     text = st.text_input(
         t("text"),
         value=DEFAULT_TEXT,
@@ -220,24 +347,6 @@ def _controls(t: Callable[..., str]) -> tuple[str, llm.AttentionConfig, bool, in
         key="text",
         **bound,
     )
-    d_model = st.slider(t("d_model"), 2, D_MODEL_MAX, value=8, key="d_model", **bound)
-    options = llm.divisors(d_model)
-    if ss.get("n_heads") is not None and ss["n_heads"] not in options:
-        ss["n_heads"] = default_heads(d_model)
-        ss["_sync_url"] = True
-    n_heads = st.selectbox(
-        t("n_heads"),
-        options,
-        index=options.index(default_heads(d_model)),
-        help=t("n_heads_help"),
-        key="n_heads",
-        **bound,
-    )
-    seed = st.number_input(
-        t("seed"), 0, llm.MAX_SEED, value=0, step=1, help=t("seed_help"), key="seed", **bound
-    )
-    # on a line of its own: beside the seed, the sidebar left it room for two letters
-    st.button(t("new_seed"), on_click=_new_seed, icon=":material/casino:")
     causal = st.toggle(t("causal"), value=True, key="causal", **bound)
     # the hand-made table only exists in 4-D: elsewhere "seeded" is the only choice, so a link
     # asking for handmade with another d_model is refused like any invalid option

@@ -28,6 +28,7 @@ DEFAULTS: dict[str, object] = {
     "head": 0,
 }
 SHARED_KEYS = ("text", "d_model", "n_heads", "seed", "causal", "embeddings", "head", "lang")
+SHARED_KEYS += ("present",)  # presenter mode
 
 
 def default_heads(d_model: int) -> int:
@@ -134,12 +135,13 @@ def check_url(lang: str, values: tuple[Value, ...]) -> tuple[dict[str, object], 
             fix("seed", 0, message)
     for key, options in (
         ("causal", ("true", "false")),
+        ("present", ("true", "false")),
         ("lang", LANGS),
         ("embeddings", llm.EMBEDDINGS),
     ):
         if key in raw and raw[key] not in options:
-            used = {"causal": "true", "lang": lang, "embeddings": "seeded"}[key]
-            value = {"causal": True, "lang": lang, "embeddings": "seeded"}[key]
+            used = {"causal": "true", "present": "false", "lang": lang, "embeddings": "seeded"}[key]
+            value = {"causal": True, "present": False, "lang": lang, "embeddings": "seeded"}[key]
             fix(
                 key,
                 value,

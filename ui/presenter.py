@@ -1,0 +1,124 @@
+"""Presenter mode: the class link and its QR code, the compact bar's places, projector-sized type.
+
+``present=true`` in the URL (or the presenter switch) folds the sidebar away; the frame draws the
+four controls a teacher moves in class (preset, d_model, heads, seed) in one bar at the top, with
+the previous and next pages, and a QR code of the link the students open: this page, these
+settings, the teacher's language, without ``present``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from urllib.parse import quote, urlencode, urlsplit
+
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+import llm
+from ui.qr import QR_PX, qr_svg
+from ui.url_check import DEFAULT_TEXT, DEFAULTS, default_heads
+
+# the presenter switch sits in Streamlit's header, left of its menu, so it takes no line of
+# the page (the header is 3.75rem high, its menu button 2.5rem wide)
+SWITCH_CSS = """<style>
+.st-key-present_switch { position: fixed; top: 0.9rem; right: 4rem; z-index: 999991;
+  width: auto !important; }
+</style>"""
+# the sidebar and the header (its open button, the menu) go; rem-sized text, all of
+# Streamlit's, grows by a quarter; the page uses the projector's width
+PRESENT_CSS = """<style>
+section[data-testid="stSidebar"], header[data-testid="stHeader"] { display: none !important; }
+html { font-size: 20px; }
+[data-testid="stMainBlockContainer"] { padding: 1rem 2rem 4rem 2rem; max-width: none; }
+</style>"""
+
+_HOST = re.compile(r"[A-Za-z0-9.\-]+(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?")
+
+
+def base_address(url: str | None, headers: Mapping[str, str], path: str) -> str:
+    """This page's address as the teacher's browser reached it, without a query.
+
+    The browser's own URL when Streamlit has it (``st.context.url``: behind nginx or a public host
+    it is already the public name); otherwise the proxy's ``X-Forwarded-Host`` and
+    ``X-Forwarded-Proto``, then the ``Host`` header, and ``path`` (``/mix``; ``/`` for home).
+    A header that is not a host name is ignored rather than written into the students' link.
+    """
+    if url:
+        parts = urlsplit(url)
+        if parts.scheme in ("http", "https") and _HOST.fullmatch(parts.netloc):
+            return f"{parts.scheme}://{parts.netloc}{parts.path}"
+    lower = {key.lower(): value for key, value in headers.items()}
+
+    def first(name: str) -> str:  # a proxy chain sends "a, b": the first is the browser's
+        return (lower.get(name) or "").split(",")[0].strip()
+
+    host = next(
+        (h for h in (first("x-forwarded-host"), first("host")) if _HOST.fullmatch(h)),
+        "localhost:8501",
+    )
+    proto = first("x-forwarded-proto").lower()
+    return f"{proto if proto in ('http', 'https') else 'http'}://{host}{path}"
+
+
+def link_params(
+    lang: str,
+    text: str,
+    cfg: llm.AttentionConfig,
+    causal: bool,
+    head: int,
+    page_values: Mapping[str, str],
+) -> dict[str, str]:
+    """The query of the class link, spelled as the bound widgets spell it. A value at its default
+    is left out (the page reads the same number without it); the language always goes in, so a
+    phone set to another language shows the teacher's words."""
+    shown = {
+        "text": text,
+        "d_model": cfg.d_model,
+        "n_heads": cfg.n_heads,
+        "seed": cfg.seed,
+        "causal": causal,
+        "embeddings": cfg.embeddings,
+        "head": head,
+    }
+    defaults = DEFAULTS | {"text": DEFAULT_TEXT, "n_heads": default_heads(cfg.d_model)}
+    params = {"lang": lang}
+    for key, value in shown.items():
+        if value != defaults[key]:
+            params[key] = ("true" if value else "false") if isinstance(value, bool) else str(value)
+    return params | dict(page_values)
+
+
+def class_link(base: str, params: Mapping[str, str]) -> str:
+    """The link itself: every value percent-encoded (a sentence may hold any character)."""
+    return f"{base}?{urlencode(params, quote_via=quote, safe='')}" if params else base
+
+
+@dataclass(frozen=True)
+class Bar:
+    """The places in the presenter's bar, left to right."""
+
+    previous: DeltaGenerator
+    presets: DeltaGenerator
+    d_model: DeltaGenerator
+    n_heads: DeltaGenerator
+    seed: DeltaGenerator
+    new_seed: DeltaGenerator
+    following: DeltaGenerator
+    qr: DeltaGenerator
+    switch: DeltaGenerator
+
+
+def bar(top: DeltaGenerator) -> Bar:
+    """One row of columns at the top of the page (it wraps on a narrow screen)."""
+    widths = [0.8, 1.7, 2.3, 1.0, 1.4, 0.55, 0.8, 0.9, 1.6]
+    return Bar(*top.columns(widths, vertical_alignment="bottom", gap="small"))
+
+
+def show_qr(box: DeltaGenerator, link: str, label: str, caption: str) -> None:
+    """A button that opens the QR code of ``link``, with the link written under it as text."""
+    with box.popover(label, icon=":material/qr_code_2:"):
+        st.image(qr_svg(link), width=QR_PX)
+        st.caption(caption)
+        st.code(link, language=None, wrap_lines=True)
