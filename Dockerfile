@@ -2,6 +2,8 @@
 # Hugging Face Spaces (Docker SDK, app_port: 8501) and any container host run it as it is:
 #   docker build -t attention-lab .
 #   docker run --rm -p 127.0.0.1:8501:8501 attention-lab    # then open http://127.0.0.1:8501
+# podman the same way, building with --format docker: its default (OCI) drops the HEALTHCHECK.
+# On a school network, -p 8501:8501 and http://<this machine's address>:8501 (README, "Deploy").
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
