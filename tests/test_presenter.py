@@ -176,7 +176,7 @@ def test_presenter_mode_goes_off_with_its_switch() -> None:
     ("lang", "fragment"),
     [
         ("en", "“yes” is not one of true, false; using false"),
-        ("fr", "« yes » n’est pas parmi true, false ; on prend false"),
+        ("fr", "«\u00a0yes\u00a0» n’est pas parmi true, false\u00a0; on prend false"),
     ],
 )
 def test_a_bad_present_value_is_repaired_like_the_others(lang: str, fragment: str) -> None:

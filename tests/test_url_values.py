@@ -83,7 +83,11 @@ def warning_text(at: AppTest) -> str:
     ("lang", "raw", "expected"),
     [
         ("en", "two", "**token** = “two” is not a whole number; using 4."),
-        ("fr", "two", "**token** = « two » n’est pas un nombre entier ; on prend 4."),
+        (
+            "fr",
+            "two",
+            "**token** = «\u00a0two\u00a0» n’est pas un nombre entier\u00a0; on prend 4.",
+        ),
         (
             "en",
             "9",

@@ -25,11 +25,12 @@ TEXT = {
         "caveat_title": "Attention is not explanation",
         "caveat": "An attention pattern shows where a head reads from, not why the model decides what it decides: the values, W_O, the residual stream and the layers after it all matter. Here the weights are random, not trained, so the patterns are examples of what a head can do, not of what trained heads learn.",
     },
+    # French typography: a no-break space before : ; ! ? » and after «, so they never wrap
     "fr": {
         "title": "Attention Lab",
         "tagline": "Une sous-couche d’attention, chaque étape en nombres vivants qu’on peut lire.",
-        "intro": "L’attention est le mécanisme qui permet à un token de regarder les autres tokens. Ce labo la construit de l’intérieur, sur une phrase jouet, en suivant deux chapitres : une tête à la main (chapitre 8), puis plusieurs têtes, la connexion résiduelle et la LayerNorm (chapitre 9). Bouge les réglages dans la barre latérale : chaque tableau, heatmap et statistique est recalculé, et la barre d’adresse les garde tous, donc un lien copié montre les mêmes nombres sur n’importe quelle machine.",
-        "turn": "Chaque page de leçon se termine par **À toi** : la cellule d’exercice du chapitre. Écris l’étape toi-même en Python, sur de simples listes de listes, et appuie sur Vérifier : ta fonction tourne sur les réglages de la page et sur des cas cachés, et la navigation marque chaque cellule résolue.",
+        "intro": "L’attention est le mécanisme qui permet à un token de regarder les autres tokens. Ce labo la construit de l’intérieur, sur une phrase jouet, en suivant deux chapitres : une tête à la main (chapitre 8), puis plusieurs têtes, la connexion résiduelle et la LayerNorm (chapitre 9). Bouge les réglages dans la barre latérale : chaque tableau, heatmap et statistique est recalculé, et la barre d’adresse les garde tous, donc un lien copié montre les mêmes nombres sur n’importe quelle machine.",
+        "turn": "Chaque page de leçon se termine par **À toi** : la cellule d’exercice du chapitre. Écris l’étape toi-même en Python, sur de simples listes de listes, et appuie sur Vérifier : ta fonction tourne sur les réglages de la page et sur des cas cachés, et la navigation marque chaque cellule résolue.",
         "tokens": "Ta phrase en tokens",
         "steps": "Les étapes, avec leurs formes pour les réglages actuels",
         "col_step": "Étape",
@@ -47,6 +48,6 @@ TEXT = {
         "s_ln": "LayerNorm",
         "start": "Commencer par le chapitre 8",
         "caveat_title": "L’attention n’est pas une explication",
-        "caveat": "Un motif d’attention montre où une tête lit, pas pourquoi le modèle décide ce qu’il décide : les values, W_O, le flux résiduel et les couches suivantes comptent aussi. Ici les poids sont aléatoires, pas entraînés : les motifs sont des exemples de ce qu’une tête peut faire, pas de ce qu’apprennent des têtes entraînées.",
+        "caveat": "Un motif d’attention montre où une tête lit, pas pourquoi le modèle décide ce qu’il décide : les values, W_O, le flux résiduel et les couches suivantes comptent aussi. Ici les poids sont aléatoires, pas entraînés : les motifs sont des exemples de ce qu’une tête peut faire, pas de ce qu’apprennent des têtes entraînées.",
     },
 }
