@@ -12,6 +12,7 @@ was, whatever d_k. Measured on the lab's own X, for d_k = 1 … D:
     scaled_std = raw_std / √d                                          (the scores softmax sees)
     entropy    = mean row entropy of softmax(mask(raw_d / √d)) and of softmax(mask(raw_d))
     top        = mean over rows of the largest probability, the same two ways
+    exponent   = p of the least-squares fit raw_std ~ d_k ** p on the logs (√d_k is p = 0.5)
 
 Shapes: every measured series is [D], one number per d_k.
 """
@@ -41,6 +42,7 @@ class Scaling:
     raw_top: np.ndarray  # mean largest probability of a row without √d_k
     scaled_top: np.ndarray  # ... with it
     max_entropy: float  # the ceiling: mean of ln(keys a row may see)
+    exponent: float  # raw_std grows like d_k ** exponent (0.5 for √d_k); NaN for one token
 
 
 def scaling_weights(d_model: int, seed: int, max_d_k: int = MAX_D_K) -> tuple[np.ndarray, ...]:
@@ -53,6 +55,19 @@ def scaling_weights(d_model: int, seed: int, max_d_k: int = MAX_D_K) -> tuple[np
     w_q = rng.standard_normal((d_model, max_d_k)) * gain
     w_k = rng.standard_normal((d_model, max_d_k)) * gain
     return w_q, w_k
+
+
+def power_law_exponent(x: np.ndarray, y: np.ndarray) -> float:
+    """The p of the least-squares fit y ~ c * x ** p on the logs; NaN unless every y > 0.
+
+    Shapes: x [N], y [N] -> scalar.
+    Example: power_law_exponent(np.array([1.0, 4.0]), np.array([3.0, 6.0])) == 0.5
+    """
+    if len(x) < 2 or not np.all(y > 0.0):
+        return float("nan")
+    lx, ly = np.log(x), np.log(y)
+    lx0 = lx - lx.mean()
+    return float((lx0 * (ly - ly.mean())).sum() / (lx0**2).sum())
 
 
 def scaling_sweep(x: np.ndarray, seed: int, causal: bool = True, max_d_k: int = MAX_D_K) -> Scaling:
@@ -79,5 +94,6 @@ def scaling_sweep(x: np.ndarray, seed: int, causal: bool = True, max_d_k: int = 
         raw_std=raw_std,
         scaled_std=raw_std / np.sqrt(d_k),
         max_entropy=max_head_entropy(x.shape[0], causal),
+        exponent=power_law_exponent(d_k.astype(np.float64), raw_std),
         **stats,
     )

@@ -1,25 +1,30 @@
-"""Page 3: scale by sqrt(d_k), hide the future, softmax each row (chapter 8, cell 3)."""
-
-import math
+"""Page 3: scale by sqrt(d_k), hide the future, softmax each row (chapter 8, cell 3), and what
+changes with a temperature or without √d_k."""
 
 import streamlit as st
 
 import llm
 from llm.attention import scale_mask_softmax, softmax
-from ui.compute import head_agreement
+from ui.charts import bar_chart
+from ui.compute import compute_lab, head_agreement, scaling_lab
 from ui.exercise import your_turn
+from ui.follow import TOKEN, clickable_figure, following, outline_row, token_chips
 from ui.frame import frame
 from ui.heatmaps import heatmap
+from ui.lines import Panel, line_panels
 from ui.sections import folded, show_code
 from ui.tables import matrix_table
-from ui.text import translator
+from ui.text import num, translator
 from ui.text.softmax import TEXT
+from ui.url_values import Flag, FloatRange
 from ui.wire import show_figure
 
-s = frame("page_softmax")
+TEMPERATURE = FloatRange("temperature", llm.MIN_TEMPERATURE, llm.MAX_TEMPERATURE, default=1.0)
+SCALE = Flag("scale", default=True)
+s = frame("page_softmax", values=(TEMPERATURE, SCALE, TOKEN))
 t = translator(TEXT, s.lang)
-head = s.lab.trace.heads[s.head]
-labels, d_k = s.lab.labels, s.cfg.d_head
+cfg, labels, d_k = s.cfg, s.lab.labels, s.cfg.d_head
+n_tokens = len(labels)
 
 st.title(t("title"), anchor=False)
 st.latex(
@@ -29,14 +34,52 @@ st.latex(
 st.write(t("intro"))
 st.info(t("mask") if s.causal else t("no_mask"))
 
+# --- the what-ifs: a temperature and the √d_k switch (the chapter: τ = 1, with √d_k)
+st.subheader(t("whatif"), anchor=False)
+st.write(t("whatif_intro"))
+tau_col, scale_col = st.columns([3, 2], vertical_alignment="bottom")
+tau = tau_col.slider(
+    t("temperature"),
+    llm.MIN_TEMPERATURE,
+    llm.MAX_TEMPERATURE,
+    value=1.0,
+    step=0.05,
+    format="%.2f",
+    help=t("temperature_help"),
+    key="temperature",
+    bind="query-params",
+    persist_state="session",
+)
+scale = scale_col.toggle(
+    t("scale"),
+    value=True,
+    help=t("scale_help"),
+    key="scale",
+    bind="query-params",
+    persist_state="session",
+)
+moved = tau != 1.0 or not scale
+lab = compute_lab(s.text, cfg.d_model, cfg.n_heads, cfg.seed, s.causal, cfg.embeddings, tau, scale)
+head = lab.trace.heads[s.head]
+if moved:
+    st.info(
+        t("moved", tau=num(tau, 2, s.lang), no_scale="" if scale else t("no_scale_part")),
+        icon=":material/science:",
+    )
+
+i = token_chips(labels, s.lang, s.value("token"))
+st.caption(following(labels, i, s.lang))
+
 axes = {"x_title": t("key"), "y_title": t("query"), "masked_label": t("masked_cell")}
-hidden = ~s.lab.trace.mask  # True where a query may not look: j > i under the mask
+hidden = ~lab.trace.mask  # True where a query may not look: j > i under the mask
+divisor = llm.score_divisor(d_k, tau, scale)
+if moved:
+    name = ("τ·√d_k" if scale else "τ") if tau != 1.0 else "1"
+    scaled_title = t("scaled_whatif", divisor_name=name, divisor=divisor)
+else:
+    scaled_title = t("scaled", d_k=d_k, sqrt_dk=divisor)
 figures = [
-    (
-        "scaled",
-        head.scaled,
-        {"title": t("scaled", d_k=d_k, sqrt_dk=math.sqrt(d_k)), "signed": True},
-    ),
+    ("scaled", head.scaled, {"title": scaled_title, "signed": True}),
     ("masked", head.scaled, {"title": t("masked"), "signed": True, "masked": hidden}),
     ("pattern", head.pattern, {"title": t("pattern"), "zmin": 0.0, "zmax": 1.0, "masked": hidden}),
 ]
@@ -44,7 +87,29 @@ if not s.causal:  # nothing is hidden: the masked matrix would repeat the scaled
     figures.pop(1)
 for column, (key, matrix, style) in zip(st.columns(len(figures)), figures, strict=True):
     with column:
-        show_figure(heatmap(matrix, labels, labels, **style, **axes), key=key)
+        fig = outline_row(heatmap(matrix, labels, labels, **style, **axes), i)
+        clickable_figure(fig, key, labels)
+
+entropy = llm.row_entropy(head.pattern)
+ceiling = llm.max_row_entropy(n_tokens, s.causal)
+show_figure(
+    bar_chart(
+        {t("row_entropy"): entropy, t("ceiling"): ceiling},
+        labels,
+        title=t("entropy_title"),
+        y_title="nats",
+        height=280,
+    ),
+    key="row_entropy",
+)
+st.caption(
+    t(
+        "entropy_caption",
+        mean=num(float(entropy.mean()), 3, s.lang),
+        top=num(float(ceiling.mean()), 3, s.lang),
+        keys_rule=t("keys_causal") if s.causal else t("keys_all", t=n_tokens),
+    )
+)
 
 pattern_tab, scaled_tab = st.tabs(["A", "S / √d_k"])
 with pattern_tab:
@@ -53,13 +118,45 @@ with scaled_tab:
     matrix_table(head.scaled, labels, labels, name="S / √d_k", key=f"scaled_h{s.head}")
 st.caption(t("row_sums") + ": " + ", ".join(f"{v:.6f}" for v in llm.row_sums(head.pattern)))
 
+# --- why √d_k: the spread of q·k as d_k grows, on this lab's X and seed
+st.subheader(t("why_title"), anchor=False)
+st.write(t("why_intro"))
+sweep = scaling_lab(s.text, cfg.d_model, cfg.n_heads, cfg.seed, s.causal, cfg.embeddings)
+without, with_ = t("no_sqrt"), t("with_sqrt")  # one colour each, in all three plots
+panels = [
+    Panel(t("spread"), t("spread_y"), {without: sweep.raw_std, with_: sweep.scaled_std}),
+    Panel(
+        t("sharpness"),
+        t("sharpness_y"),
+        {without: sweep.raw_entropy, with_: sweep.scaled_entropy},
+        levels=[(sweep.max_entropy, t("ceiling_line"))],
+    ),
+    Panel(t("top"), t("top_y"), {without: sweep.raw_top, with_: sweep.scaled_top}),
+]
+show_figure(
+    line_panels(
+        sweep.d_k, panels, x_title=t("d_k_axis"), mark=(d_k, t("this_d_k", d_k=d_k)), phone=s.phone
+    ),
+    key="why_sqrt_dk",
+)
+if sweep.exponent == sweep.exponent:  # NaN for one token: every spread is 0
+    st.caption(t("why_caption", p=num(sweep.exponent, 2, s.lang)))
+else:
+    st.caption(t("why_one_token"))
+
 if (box := folded(t("code"), key="softmax_code")) is not None:
     with box:
-        cfg = s.cfg
         agreement = head_agreement(
-            s.text, cfg.d_model, cfg.n_heads, cfg.seed, s.causal, cfg.embeddings, s.head
+            s.text, cfg.d_model, cfg.n_heads, cfg.seed, s.causal, cfg.embeddings, s.head, tau, scale
         )
-        st.caption(t("engine_note", diff=f"{agreement['pattern']:.1e}"))
+        diff = f"{agreement['pattern']:.1e}"
+        if moved:
+            no_scale = "" if scale else t("no_scale_readable")
+            st.caption(t("engine_note_whatif", diff=diff, no_scale=no_scale))
+        else:
+            st.caption(t("engine_note", diff=diff))
         show_code(softmax, scale_mask_softmax)
 
-your_turn(s.lang, s.lab, "softmax", s.head, s.causal)
+if moved:
+    st.info(t("turn_note"), icon=":material/info:")
+your_turn(s.lang, s.lab, "softmax", s.head, s.causal)  # the chapter's lab: τ = 1, with √d_k

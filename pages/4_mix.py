@@ -7,6 +7,7 @@ import llm
 from llm.attention import causal_attention, mix_values
 from ui.compute import head_agreement
 from ui.exercise import your_turn
+from ui.follow import TOKEN, clickable_figure, outline_row, token_chips
 from ui.frame import frame
 from ui.heatmaps import heatmap
 from ui.labels import feature_labels
@@ -14,17 +15,9 @@ from ui.sections import folded, show_code
 from ui.tables import matrix_table, table_of
 from ui.text import md_escape, translator
 from ui.text.mix import TEXT
-from ui.url_values import IntRange, Sizes
 from ui.wire import show_figure
 
-
-def last_token(sizes: Sizes) -> int:
-    return sizes.n_tokens - 1
-
-
-# the followed token's position (an int, so the URL holds ?token=2): the last token by default,
-# and in place of a position the sentence does not have (a bad link, a shorter sentence)
-TOKEN = IntRange("token", 0, last_token, default=last_token, message=(TEXT, "reset"))
+# TOKEN: the followed token's position (?token=2), shared with pages 3 and 5
 s = frame("page_mix", values=(TOKEN,))
 t = translator(TEXT, s.lang)
 head, labels, d_head = s.lab.trace.heads[s.head], s.lab.labels, s.cfg.d_head
@@ -35,33 +28,30 @@ st.latex(r"Z = A\,V,\qquad z_i = \sum_{j} A_{ij}\, v_j")
 st.write(t("intro"))
 st.write(t("whole"))
 
+# the followed token: its row outlined in the three heatmaps, its output rebuilt further down
+i = token_chips(labels, s.lang, s.value("token"))
+last = len(labels) - 1
 left, middle, right = st.columns([2, 1, 1])  # the pattern is [T × T]: give it room
 with left:
-    show_figure(
-        heatmap(
-            head.pattern,
-            labels,
-            labels,
-            title=t("pattern_map"),
-            zmin=0.0,
-            zmax=1.0,
-            masked=~s.lab.trace.mask,
-            masked_label=t("masked_cell"),
-            x_title=t("key"),
-            y_title=t("query"),
-        ),
-        key="pattern_map",
+    pattern_map = heatmap(
+        head.pattern,
+        labels,
+        labels,
+        title=t("pattern_map"),
+        zmin=0.0,
+        zmax=1.0,
+        masked=~s.lab.trace.mask,
+        masked_label=t("masked_cell"),
+        x_title=t("key"),
+        y_title=t("query"),
     )
+    clickable_figure(outline_row(pattern_map, i), "pattern_map", labels)
 with middle:
-    show_figure(
-        heatmap(head.v, labels, v_cols, title=t("v_map"), signed=True, y_title=t("token")),
-        key="v_map",
-    )
+    v_map = heatmap(head.v, labels, v_cols, title=t("v_map"), signed=True, y_title=t("token"))
+    show_figure(outline_row(v_map, i), key="v_map")
 with right:
-    show_figure(
-        heatmap(head.z, labels, z_cols, title=t("z_map"), signed=True, y_title=t("token")),
-        key="z_map",
-    )
+    z_map = heatmap(head.z, labels, z_cols, title=t("z_map"), signed=True, y_title=t("token"))
+    show_figure(outline_row(z_map, i), key="z_map")
 left, right = st.columns(2)
 with left:
     matrix_table(head.v, labels, v_cols, name="V", key=f"v_h{s.head}")
@@ -69,19 +59,8 @@ with right:
     matrix_table(head.z, labels, z_cols, name="Z", key=f"z_h{s.head}")
 
 st.subheader(t("follow_head"), anchor=False)
-positions = list(range(len(labels)))
-last = positions[-1]
-pick_col, label_col = st.columns([1, 2], vertical_alignment="bottom")
-i = pick_col.selectbox(
-    t("token_pick"),
-    positions,
-    index=last,
-    help=t("token_help"),
-    key="token",
-    bind="query-params",
-    persist_state="session",
-)
-label_col.markdown(t("picked", label=md_escape(labels[i]), i=i))
+st.markdown(t("picked", label=md_escape(labels[i]), i=i))
+st.caption(t("token_help"))
 
 contributions = llm.value_contributions(head.pattern, head.v, i)  # [T, d_head]
 rows = [f"{p:.3f} × v({label})" for p, label in zip(head.pattern[i], labels, strict=True)]

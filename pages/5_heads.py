@@ -8,15 +8,17 @@ from llm import analysis
 from llm.nn import attention_head, head_entropy, row_entropy
 from ui.charts import bar_chart
 from ui.exercise import your_turn
-from ui.frame import frame, on_a_phone
-from ui.grids import heatmap_grid
+from ui.follow import TOKEN, following, outline_row, token_chips
+from ui.frame import frame
+from ui.grids import grid_figure
+from ui.headview import head_view, lines_of
 from ui.sections import folded, show_code
 from ui.tables import matrix_table
 from ui.text import translator
 from ui.text.heads import TEXT
 from ui.wire import show_figure
 
-s = frame("page_heads")
+s = frame("page_heads", values=(TOKEN,))
 t = translator(TEXT, s.lang)
 trace, labels, cfg = s.lab.trace, s.lab.labels, s.cfg
 n_tokens = len(labels)
@@ -46,7 +48,9 @@ if cfg.n_heads == 1:
 else:
     st.subheader(t("patterns", n_heads=cfg.n_heads), anchor=False)
 st.write(t("patterns_intro"))
-heatmap_grid(
+i = token_chips(labels, s.lang, s.value("token"))
+st.caption(following(labels, i, s.lang))
+grid = grid_figure(
     [head.pattern for head in trace.heads],
     labels,
     [labels] * cfg.n_heads,
@@ -54,8 +58,6 @@ heatmap_grid(
         t("head_title", h=h, label=t(kind), entropy=entropy)
         for h, (kind, entropy) in enumerate(zip(kinds, entropies))
     ],
-    key="patterns",
-    phone=on_a_phone(),
     zmin=0.0,
     zmax=1.0,
     masked=~trace.mask,
@@ -63,7 +65,50 @@ heatmap_grid(
     x_title=t("key"),
     y_title=t("query"),
     scale_title=t("scale"),
+    phone=s.phone,
 )
+show_figure(outline_row(grid, i, plots=cfg.n_heads), key="patterns")
+
+st.subheader(t("headview"), anchor=False)
+st.write(t("headview_intro"))
+view_col, pick_col = st.columns([3, 2])
+with pick_col:
+    drawn = st.pills(
+        t("headview_pick"),
+        list(range(cfg.n_heads)),
+        selection_mode="multi",
+        default=[s.head],
+        format_func=lambda h: t("bar_label", h=h),
+        help=t("headview_help"),
+        key=f"headview_heads_{cfg.n_heads}",  # another head count, another set of chips
+    )
+with view_col:
+    if drawn:
+        view = head_view(
+            [head.pattern for head in trace.heads],
+            trace.mask,
+            labels,
+            sorted(drawn),
+            followed=i,
+            head_names=[t("bar_label", h=h) for h in range(cfg.n_heads)],
+            query_title=t("headview_query"),
+            key_title=t("headview_key"),
+        )
+        show_figure(view, key="headview")
+    else:
+        st.info(t("headview_none"), icon=":material/info:")
+with pick_col:
+    if drawn:
+        pairs = int(trace.mask.sum())
+        heads_word = t("head_one" if len(drawn) == 1 else "head_many")
+        st.caption(
+            t(
+                "headview_lines",
+                lines=len(lines_of(view)),
+                pairs=pairs,
+                heads=f"{len(drawn)} {heads_word}",
+            )
+        )
 
 st.subheader(t("entropy"), anchor=False)
 st.write(t("entropy_intro", t=n_tokens, max=full_max))

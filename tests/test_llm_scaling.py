@@ -9,7 +9,7 @@ import pytest
 
 import llm
 from llm import engine
-from llm.scaling import MAX_D_K, scaling_sweep, scaling_weights
+from llm.scaling import MAX_D_K, power_law_exponent, scaling_sweep, scaling_weights
 
 TOL = {"rtol": 1e-12, "atol": 1e-12}
 
@@ -56,8 +56,16 @@ def test_the_weights_are_drawn_like_the_labs() -> None:
 
 
 def _slope(d_k: np.ndarray, series: np.ndarray) -> float:
-    """The exponent p of the best fit series ~ d_k ** p (least squares on the logs)."""
+    """The exponent p of the best fit series ~ d_k ** p (least squares on the logs, numpy's)."""
     return float(np.polyfit(np.log(d_k), np.log(series), 1)[0])
+
+
+def test_power_law_exponent() -> None:
+    x = np.array([1.0, 4.0, 9.0, 16.0])
+    assert power_law_exponent(x, 3.0 * np.sqrt(x)) == pytest.approx(0.5, abs=1e-12)
+    assert power_law_exponent(x, x**2) == pytest.approx(2.0, abs=1e-12)
+    assert power_law_exponent(np.array([1.0, 4.0]), np.array([3.0, 6.0])) == pytest.approx(0.5)
+    assert np.isnan(power_law_exponent(x, np.array([0.0, 1.0, 2.0, 3.0])))
 
 
 def test_raw_spread_grows_like_sqrt_d_k_and_the_scaled_one_does_not() -> None:
@@ -65,6 +73,7 @@ def test_raw_spread_grows_like_sqrt_d_k_and_the_scaled_one_does_not() -> None:
     for seed in range(12):
         s = scaling_sweep(_lab(8, seed), seed)
         raw, scaled = _slope(s.d_k, s.raw_std), _slope(s.d_k, s.scaled_std)
+        assert s.exponent == pytest.approx(raw, abs=1e-9)  # the sweep's own fit
         # one seed, six tokens: a noisy curve, but always growing, and about as √d_k
         assert 0.25 < raw < 0.8, seed
         assert scaled == pytest.approx(raw - 0.5, abs=1e-9)  # divided by d_k ** 0.5
@@ -78,7 +87,7 @@ def test_raw_spread_grows_like_sqrt_d_k_and_the_scaled_one_does_not() -> None:
 
 def test_one_token_and_the_bounds() -> None:
     s = scaling_sweep(_lab(8, 0, "cat"), 0)
-    assert np.all(s.raw_std == 0.0) and np.all(s.scaled_std == 0.0)
+    assert np.all(s.raw_std == 0.0) and np.all(s.scaled_std == 0.0) and np.isnan(s.exponent)
     assert np.all(s.raw_entropy == 0.0) and np.all(s.raw_top == 1.0)
     s = scaling_sweep(_lab(8, 0), 0, causal=False)
     for series in (s.raw_entropy, s.scaled_entropy):

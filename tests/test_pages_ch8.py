@@ -278,7 +278,7 @@ def test_mix_token_choice_changes_the_table() -> None:
     at = AppTest.from_file(PAGES["mix"], default_timeout=30)
     at.run()
     assert at.session_state["token"] == 4  # the last token, which may read the whole sentence
-    at.selectbox(key="token").set_value(1).run()
+    at.pills(key="token").set_value(1).run()
     want = Expected({})
     _, _, contributions, sums = tables(at)
     close_to_shown(sums.to_numpy()[1], want.head.z[1], digits=6)

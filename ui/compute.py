@@ -18,6 +18,7 @@ import streamlit as st
 import llm
 from llm import engine, readable
 from llm.compare import head_differences, layer_norm_differences, max_differences, outputs, run
+from llm.scaling import Scaling, scaling_sweep
 
 
 @dataclass(frozen=True)
@@ -56,14 +57,22 @@ def frozen(value: T) -> T:
 
 @st.cache_resource(max_entries=128, show_spinner=False)
 def compute_lab(
-    text: str, d_model: int, n_heads: int, seed: int, causal: bool, embeddings: str
+    text: str,
+    d_model: int,
+    n_heads: int,
+    seed: int,
+    causal: bool,
+    embeddings: str,
+    temperature: float = 1.0,
+    scale: bool = True,
 ) -> Lab:
-    """Tokenize, embed, draw the weights and run the sublayer once per distinct setting."""
+    """Tokenize, embed, draw the weights and run the sublayer once per distinct setting
+    (page 3's what-ifs, the temperature and the √d_k switch, included)."""
     cfg = llm.AttentionConfig(d_model=d_model, n_heads=n_heads, seed=seed, embeddings=embeddings)
     tokens = llm.tokenize(text)
     x = llm.embed(tokens, cfg)
     params = llm.init_params(cfg)
-    trace = llm.multi_head_attention(x, params, causal=causal)
+    trace = llm.multi_head_attention(x, params, causal, temperature, scale)
     return frozen(Lab(cfg, tokens, llm.token_labels(tokens), x, params, trace))
 
 
@@ -86,12 +95,20 @@ def compare_lab(
 
 @st.cache_data(max_entries=128, show_spinner=False)
 def head_agreement(
-    text: str, d_model: int, n_heads: int, seed: int, causal: bool, embeddings: str, head: int
+    text: str,
+    d_model: int,
+    n_heads: int,
+    seed: int,
+    causal: bool,
+    embeddings: str,
+    head: int,
+    temperature: float = 1.0,
+    scale: bool = True,
 ) -> dict[str, float]:
     """How far the readable code's run of one head is from the engine's numbers a page shows:
     the largest difference of q, k, v, scores, pattern and z (``llm.compare.head_differences``).
     One head of the readable code is a few milliseconds at the largest setting."""
-    lab = compute_lab(text, d_model, n_heads, seed, causal, embeddings)
+    lab = compute_lab(text, d_model, n_heads, seed, causal, embeddings, temperature, scale)
     return head_differences(lab.x, lab.params, lab.trace, head)
 
 
@@ -103,3 +120,12 @@ def layer_norm_agreement(
     attn_out, at this eps: the largest difference of resid and ln_out."""
     lab = compute_lab(text, d_model, n_heads, seed, causal, embeddings)
     return layer_norm_differences(lab.x, lab.trace.attn_out, eps)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def scaling_lab(
+    text: str, d_model: int, n_heads: int, seed: int, causal: bool, embeddings: str
+) -> Scaling:
+    """Page 3's √d_k measurement on the lab's X and seed (``llm.scaling``), read-only."""
+    lab = compute_lab(text, d_model, n_heads, seed, causal, embeddings)
+    return frozen(scaling_sweep(lab.x, seed, causal))

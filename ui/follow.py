@@ -1,0 +1,121 @@
+"""Following one token through a page: its URL value, its chips, its row outlined in heatmaps.
+
+Pages 3, 4 and 5 share one ``token`` value (the followed token's position, from 0: the last
+token by default, as it may read the whole sentence). The chips are keyboard operable (Tab to
+them, arrow keys, Enter or Space); a click on a row of a heatmap drawn by ``clickable_figure``
+picks that row's token too.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Sequence
+
+import streamlit as st
+
+from ui.text import md_escape, translator
+from ui.text.follow import TEXT
+from ui.url_values import IntRange, Sizes
+from ui.wire import Spec, show_figure
+
+OUTLINE = "#ff2e88"  # a magenta no colour scale of the app uses: it reads on viridis and red-blue
+OUTLINE_WIDTH = 3
+
+
+def last_token(sizes: Sizes) -> int:
+    """The default: the last token, which may read the whole sentence under the mask."""
+    return sizes.n_tokens - 1
+
+
+TOKEN = IntRange("token", 0, last_token, default=last_token, message=(TEXT, "reset"))
+
+
+def token_chips(labels: Sequence[str], lang: str, picked: int) -> int:
+    """One chip per token of the sentence, ``picked`` (the frame's repaired ``token``) chosen:
+    returns the chosen position. The chips show the words, as text (a token is never markup);
+    the URL holds the position (``?token=2``), written here, as a chip's URL value would be
+    the word.
+    Shapes: labels T -> a position in 0..T-1.
+    """
+    t = translator(TEXT, lang)
+    ss = st.session_state
+    positions = list(range(len(labels)))
+    if ss.get("token") not in positions:
+        ss["token"] = picked  # a first visit, or a value the frame has just repaired
+    chosen = st.pills(
+        t("pick"),
+        positions,
+        format_func=lambda i: md_escape(labels[i]),
+        required=True,
+        help=t("help"),
+        key="token",
+        persist_state="session",
+    )
+    i = positions[-1] if chosen is None else int(chosen)
+    if i == positions[-1]:  # the default: a link without ?token means the last token
+        st.query_params.pop("token", None)
+    else:
+        st.query_params["token"] = str(i)
+    return i
+
+
+def outline_row(fig: Spec, i: int, plots: int = 1) -> Spec:
+    """A frame around row ``i`` of each of the figure's ``plots`` heatmaps (a heatmap, or a grid
+    of them whose plot k sits on axes x{k+1}/y{k+1}); the cells themselves are not touched.
+
+    Shapes: row i of an R-row heatmap spans y = i - 0.5 to i + 0.5 on its category axis.
+    """
+    frames = []
+    for k in range(plots):
+        suffix = "" if k == 0 else str(k + 1)
+        frames.append(
+            {
+                "type": "rect",
+                "xref": f"x{suffix} domain",
+                "x0": 0,
+                "x1": 1,
+                "yref": f"y{suffix}",
+                "y0": i - 0.5,
+                "y1": i + 0.5,
+                "line": {"color": OUTLINE, "width": OUTLINE_WIDTH},
+                "layer": "above",
+                "name": "followed",
+            }
+        )
+    layout = fig["layout"]
+    layout["shapes"] = [*layout.get("shapes", ()), *frames]
+    return fig
+
+
+def followed_rows(fig: Spec) -> list[tuple[str, float]]:
+    """The (y axis, row) of every outline in a figure: what a test or a reader can check."""
+    return [
+        (shape["yref"], (shape["y0"] + shape["y1"]) / 2)
+        for shape in fig["layout"].get("shapes", ())
+        if shape.get("name") == "followed"
+    ]
+
+
+def _pick_clicked_row(chart_key: str, labels: Sequence[str]) -> None:
+    """A click on a heatmap cell: its row's token becomes the followed one."""
+    state = st.session_state.get(chart_key)
+    points = (state or {}).get("selection", {}).get("points", []) if state else []
+    for point in points:
+        label = point.get("y")
+        if label in labels:
+            st.session_state["token"] = list(labels).index(label)
+            return
+
+
+def clickable_figure(fig: Spec, key: str, labels: Sequence[str]) -> None:
+    """``show_figure``, where a click on a cell follows that cell's row (its query token), when
+    ``show_figure`` takes an ``on_select`` callback."""
+    if "on_select" in inspect.signature(show_figure).parameters:
+        show_figure(fig, key=key, on_select=lambda: _pick_clicked_row(key, labels))
+    else:
+        show_figure(fig, key=key)
+
+
+def following(labels: Sequence[str], i: int, lang: str) -> str:
+    """The sentence that says which token is followed (its label as text, never markup)."""
+    return translator(TEXT, lang)("following", label=md_escape(labels[i]), i=i)

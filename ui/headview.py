@@ -1,0 +1,146 @@
+"""The head view (bertviz's classic view): who looks at whom, as lines between two token columns.
+
+The sentence stands twice: the queries on the left, the keys on the right, token 0 on top. One
+line per pair (i, j) the mask lets through, from query i to key j, its opacity the probability
+pattern[i, j]; one colour per head; masked pairs have no line at all. It reads the same ``Trace``
+as the heatmaps. A followed token's lines are drawn thicker, and its two labels bold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ui.labels import label_px
+from ui.style import MUTED
+from ui.wire import Spec, fast_figure
+
+# one colour per head: Tableau 10, told apart with most colour blindness; repeats after ten heads
+HEAD_COLOURS = (
+    "#4e79a7",
+    "#f28e2b",
+    "#e15759",
+    "#76b7b2",
+    "#59a14f",
+    "#edc948",
+    "#b07aa1",
+    "#ff9da7",
+    "#9c755f",
+    "#bab0ac",
+)
+ROW_PX = 24  # the height of one token's row
+LINE_WIDTH = 2.0
+FOLLOWED_WIDTH = 5.0
+
+
+def head_colour(h: int) -> str:
+    """The colour of head h's lines (and of its chip in the picker)."""
+    return HEAD_COLOURS[h % len(HEAD_COLOURS)]
+
+
+def head_view(
+    patterns: Sequence[np.ndarray],
+    mask: np.ndarray,
+    labels: Sequence[str],
+    heads: Sequence[int],
+    *,
+    followed: int | None = None,
+    head_names: Sequence[str] = (),
+    query_title: str = "query",
+    key_title: str = "key",
+) -> Spec:
+    """Lines from each query (left) to the keys it may see (right), opacity = probability.
+
+    ``patterns`` are every head's pattern (``[head.pattern for head in trace.heads]``), ``heads``
+    the ones drawn, each in ``head_colour(h)`` and named in the legend by ``head_names[h]``.
+    The lines are layout shapes (one per pair, each with its own opacity); the token labels are
+    two text traces, so they stay plain text.
+    Shapes: patterns H × [T, T], mask [T, T] (True = may look), labels T -> (len(heads) × pairs)
+    lines.
+    """
+    t = len(labels)
+    rows = np.arange(t, dtype=np.float64)  # y of token i; the axis is reversed: token 0 on top
+    pairs = np.argwhere(np.asarray(mask, dtype=bool))  # [n_pairs, 2], (query i, key j)
+    shapes = []
+    for h in heads:
+        colour = head_colour(h)
+        pattern = np.asarray(patterns[h])
+        for i, j in pairs.tolist():
+            width = FOLLOWED_WIDTH if i == followed else LINE_WIDTH
+            shapes.append(
+                {
+                    "type": "line",
+                    "x0": 0,
+                    "x1": 1,
+                    "y0": i,
+                    "y1": j,
+                    "xref": "x",
+                    "yref": "y",
+                    "opacity": float(pattern[i, j]),
+                    "line": {"color": colour, "width": width},
+                    "layer": "below",
+                    "name": f"h{h} {i}->{j}",
+                }
+            )
+
+    def column(x: float, side: str, title: str) -> dict:
+        bold = [f"<b>{_plain(s)}</b>" if n == followed else _plain(s) for n, s in enumerate(labels)]
+        return {
+            "type": "scatter",
+            "mode": "text",
+            "x": [x] * t,
+            "y": rows,
+            "text": bold,
+            "textposition": f"middle {side}",
+            "textfont": {"size": 13},
+            "hovertemplate": f"{title} %{{y}}<extra></extra>",
+            "showlegend": False,
+            "cliponaxis": False,
+        }
+
+    widest = max((label_px(str(s)) for s in labels), default=0.0)
+    margin = {"l": int(widest) + 24, "r": int(widest) + 24, "t": 36, "b": 40}
+    layout = {
+        "xaxis": {"range": [-0.02, 1.02], "visible": False, "fixedrange": True},
+        "yaxis": {
+            "range": [t - 0.5, -0.5],  # reversed: token 0 on top
+            "visible": False,
+            "fixedrange": True,
+        },
+        "annotations": [
+            {"text": query_title, "x": 0, "xanchor": "right", "xref": "x"}
+            | {"y": 1, "yref": "paper", "yanchor": "bottom", "showarrow": False}
+            | {"font": {"color": MUTED, "size": 13}},
+            {"text": key_title, "x": 1, "xanchor": "left", "xref": "x"}
+            | {"y": 1, "yref": "paper", "yanchor": "bottom", "showarrow": False}
+            | {"font": {"color": MUTED, "size": 13}},
+        ],
+        "shapes": shapes,
+        "height": ROW_PX * t + margin["t"] + margin["b"] + 8,
+        "margin": margin,
+        "showlegend": True,
+        "legend": {"orientation": "h", "x": 0.5, "xanchor": "center", "y": 0, "yanchor": "top"},
+        "hovermode": "closest",
+    }
+    data = [column(0.0, "left", query_title), column(1.0, "right", key_title)]
+    for h in heads:  # the legend: one entry per head drawn, in its colour (no points of its own)
+        name = head_names[h] if h < len(head_names) else f"h{h}"
+        data.append(
+            {"type": "scatter", "mode": "lines", "x": [None], "y": [None], "name": name}
+            | {"line": {"color": head_colour(h), "width": 3}, "hoverinfo": "skip"}
+        )
+    return fast_figure(data, layout)
+
+
+_MARKUP = str.maketrans({"<": "&lt;", ">": "&gt;", "&": "&amp;"})
+
+
+def _plain(label: str) -> str:
+    """A token label as plotly's text shows it: its own characters, never markup."""
+    return str(label).translate(_MARKUP)
+
+
+def lines_of(fig: Spec) -> list[dict]:
+    """The figure's lines, one per drawn pair: what a test or a reader can check."""
+    return [s for s in fig["layout"]["shapes"] if s["type"] == "line"]
