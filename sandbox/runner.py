@@ -1,13 +1,17 @@
 """Run a check: static checks here, then the code in a child process (or in-process as a fallback).
 
-At most ``SLOTS`` checks run at once per server process; a check that waits longer than
-``BUSY_WAIT`` seconds for a slot gets ``SandboxError("busy")``. The child is a fresh interpreter
-(``python -I -S sandbox/worker.py``, no fork: the server is multi-threaded) with a minimal
-environment, resource limits it sets on itself, and a wall-clock timeout enforced from here.
+Checks take turns through ``sandbox.scheduler`` (a few at a time per server process, fresh
+checks first, fair between sessions); a check past its slice while a fresh one waits is paused
+(SIGSTOP) and resumed later. The child is a fresh interpreter (``python -I -S sandbox/worker.py``,
+no fork: the server is multi-threaded) with a minimal environment and resource limits it sets on
+itself; it counts its time limit in its own CPU time, so a pause costs it nothing. From here the
+child may run ``time_limit + GRACE`` seconds of wall time (pauses not counted) before it is
+killed: whatever the code does, a check that runs alone is answered within 2 s of its start.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import logging
@@ -17,7 +21,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -26,14 +30,16 @@ from sandbox import interpreter
 from sandbox.errors import MAX_OUTPUT, SandboxError
 from sandbox.helpers import HELPERS
 from sandbox.interpreter import Outcome, from_plain
+from sandbox.scheduler import Scheduler, Turn
 from sandbox.worker import MAX_REPLY, decode, encode
 
-SLOTS = 2  # checks at once per server process
-BUSY_WAIT = 5.0  # seconds a check waits for a free slot
-STARTUP = 1.0  # seconds the child may take beyond the time limit (start, imports, answer)
+TIME_LIMIT = 1.5  # seconds of the child's CPU time for a whole check, start-up included
+GRACE = 0.3  # seconds of wall time beyond the limit before the child is killed
+LOOK = 0.03  # seconds between two looks at a running child (its CPU time, its slot)
 WORKER = Path(__file__).resolve().with_name("worker.py")
-_slots = threading.BoundedSemaphore(SLOTS)
+SCHEDULER = Scheduler()  # this server process's queue
 _log = logging.getLogger(__name__)
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 class _SpawnFailed(Exception):
@@ -57,14 +63,16 @@ def run_function(
     cases: Sequence[Sequence[Any]],
     helpers: Sequence[str] = (),
     *,
-    time_limit: float = 1.5,
+    time_limit: float = TIME_LIMIT,
     isolate: bool = True,
+    owner: Hashable | None = None,
 ) -> list[Outcome]:
     """Run ``function(*case)`` for every case; one Outcome per case.
 
-    A static error, a missing function, a timeout of the whole run, a result too big to send
-    back, a busy checker or a crashed child raise SandboxError; an error in one case is that
-    case's Outcome.error and the next case still runs.
+    ``owner`` names who asks (a browser session): the queue serves the owners that used the
+    checker least lately first. A static error, a missing function, a timeout of the whole run,
+    a result too big to send back, a full queue or a crashed child raise SandboxError; an error
+    in one case is that case's Outcome.error and the next case still runs.
     """
     helpers = tuple(helpers)
     unknown = [name for name in helpers if name not in HELPERS]
@@ -72,16 +80,17 @@ def run_function(
         raise ValueError(f"unknown helpers {unknown}; known: {HELPERS}")
     interpreter.check_names(source, helpers)  # static: fails fast without starting a process
     plain = [[from_plain(arg) for arg in case] for case in cases]
-    if not _slots.acquire(timeout=BUSY_WAIT):
-        raise SandboxError("busy", {})
+    scheduler = SCHEDULER
+    turn = scheduler.enter(owner)
     try:
         if isolate and can_isolate():
             try:
-                return _run_child(source, function, plain, helpers, time_limit)
+                return _run_child(scheduler, turn, source, function, plain, helpers, time_limit)
             except _SpawnFailed as err:
                 _log.warning(
                     "sandbox: cannot start the child process (%s); running in-process", err
                 )
+        started = time.monotonic()
         try:
             return interpreter.run_function(source, function, plain, helpers, time_limit)
         except SandboxError:
@@ -89,12 +98,45 @@ def run_function(
         except Exception:  # a flaw of the checker must not reach the page as a traceback
             _log.exception("sandbox: the in-process run failed")
             raise SandboxError("crashed", {}) from None
+        finally:
+            turn.seconds += time.monotonic() - started
     finally:
-        _slots.release()
+        scheduler.leave(turn)
+
+
+def _feed(pipe: Any, data: bytes) -> None:
+    """Write the request to the child's stdin and close it (a child that died reads nothing)."""
+    try:
+        pipe.write(data)
+    except OSError:
+        pass
+    finally:
+        with contextlib.suppress(OSError):
+            pipe.close()
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """The CPU seconds a child has used (Linux's /proc), or None where that cannot be read."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _TICKS  # utime + stime
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _signal_group(process: subprocess.Popen, which: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # it has ended meanwhile
+        os.killpg(process.pid, which)
 
 
 def _run_child(
-    source: str, function: str, cases: list[list[Any]], helpers: tuple[str, ...], time_limit: float
+    scheduler: Scheduler,
+    turn: Turn,
+    source: str,
+    function: str,
+    cases: list[list[Any]],
+    helpers: tuple[str, ...],
+    time_limit: float,
 ) -> list[Outcome]:
     request = {
         "source": source,
@@ -102,33 +144,70 @@ def _run_child(
         "cases": encode(cases),
         "helpers": list(helpers),
         "time_limit": time_limit,
-        "sent_at": time.time(),
     }
     try:
-        done = subprocess.run(
+        process = subprocess.Popen(
             [sys.executable, "-I", "-S", str(WORKER)],
-            input=json.dumps(request).encode(),
-            capture_output=True,
-            timeout=time_limit + STARTUP,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             env={},
             cwd="/",
             close_fds=True,
             start_new_session=True,
         )
-    except subprocess.TimeoutExpired:
-        raise SandboxError("timeout", {"seconds": time_limit}) from None
     except OSError as err:
         raise _SpawnFailed(str(err)) from err
-    if done.returncode != 0:
+    # A thread of its own writes the request: the child reads it all before it answers, and
+    # communicate() cannot go on writing after a timeout.
+    feeder = threading.Thread(target=_feed, args=(process.stdin, json.dumps(request).encode()))
+    process.stdin = None
+    feeder.start()
+    allowed = time_limit + GRACE  # wall seconds of running, pauses not counted
+    ran, slice_ends = 0.0, scheduler.slice
+    try:
+        while True:
+            wait = min(LOOK, allowed - ran)
+            start = time.monotonic()
+            try:
+                stdout, stderr = process.communicate(timeout=max(wait, 0.001))
+                break
+            except subprocess.TimeoutExpired:
+                pass  # still running: count the time, maybe give the slot up
+            finally:
+                ran += time.monotonic() - start
+                turn.seconds = ran
+            if ran >= allowed:
+                process.kill()
+                process.communicate()
+                raise SandboxError("timeout", {"seconds": time_limit})
+            used = _cpu_seconds(process.pid)
+            if (ran if used is None else used) >= slice_ends and scheduler.should_pause(turn):
+                _signal_group(process, signal.SIGSTOP)
+                try:
+                    scheduler.pause(turn)
+                finally:
+                    _signal_group(process, signal.SIGCONT)
+                slice_ends = (ran if used is None else used) + scheduler.slice
+    finally:
+        if process.poll() is None:  # an exception on the way (the server stopping the script)
+            process.kill()
+            process.communicate()
+        feeder.join()
+    return _reply(process.returncode, stdout, stderr, time_limit)
+
+
+def _reply(returncode: int, stdout: bytes, stderr: bytes, time_limit: float) -> list[Outcome]:
+    if returncode != 0:
         killed = {-signal.SIGKILL, -getattr(signal, "SIGXCPU", signal.SIGKILL)}
-        if done.returncode in killed:
+        if returncode in killed:
             raise SandboxError("timeout", {"seconds": time_limit})
-        _log.info("sandbox: child exited with %s: %s", done.returncode, done.stderr[-2000:])
+        _log.info("sandbox: child exited with %s: %s", returncode, stderr[-2000:])
         raise SandboxError("crashed", {})
-    if len(done.stdout) > MAX_REPLY + 1024:
+    if len(stdout) > MAX_REPLY + 1024:
         raise SandboxError("output_too_big", {"limit": MAX_OUTPUT})
     try:
-        reply = json.loads(done.stdout)
+        reply = json.loads(stdout)
     except ValueError:
         raise SandboxError("crashed", {}) from None
     if "error" in reply:

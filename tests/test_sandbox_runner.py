@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from sandbox import SandboxError, interpreter, run_function, runner
+from sandbox.scheduler import Scheduler
 from sandbox.worker import MEMORY_LIMIT, ROOT
 
 SOURCE = """
@@ -69,7 +70,7 @@ def test_a_static_error_does_not_start_a_process(monkeypatch: pytest.MonkeyPatch
     def no_spawn(*args: object, **kwargs: object) -> None:
         raise AssertionError("a process was started")
 
-    monkeypatch.setattr(subprocess, "run", no_spawn)
+    monkeypatch.setattr(subprocess, "Popen", no_spawn)
     for source, code in (
         ("def f(:\n", "syntax"),
         ("def f():\n    return print(1)", "unknown_name"),
@@ -86,7 +87,7 @@ def test_a_timeout_of_the_whole_run_raises() -> None:
         with pytest.raises(SandboxError) as caught:
             run_function(source, "f", [(), ()], time_limit=0.3, isolate=isolate)
         assert (caught.value.code, caught.value.params) == ("timeout", {"seconds": 0.3})
-        assert time.perf_counter() - start < 0.3 + runner.STARTUP
+        assert time.perf_counter() - start < 0.3 + runner.GRACE + 0.5
 
 
 def test_unknown_helpers_are_a_programming_error() -> None:
@@ -94,19 +95,28 @@ def test_unknown_helpers_are_a_programming_error() -> None:
         run_function("def f():\n    return 1", "f", [()], ("open",), isolate=False)
 
 
-# ---- slots -----------------------------------------------------------------------------------
-def test_a_check_waits_for_a_slot_then_is_busy(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(runner, "BUSY_WAIT", 0.05)
-    taken = [runner._slots.acquire(timeout=1) for _ in range(runner.SLOTS)]
+# ---- turns ---------------------------------------------------------------------------------
+def test_a_full_queue_is_busy_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    queue = Scheduler(slots=1, max_waiting=0)
+    monkeypatch.setattr(runner, "SCHEDULER", queue)
+    with pytest.raises(SandboxError) as caught:
+        run_function("def f():\n    return 1", "f", [()], isolate=False)
+    assert (caught.value.code, caught.value.params) == ("busy", {})
+    assert list(queue.served) == [("busy", queue.served[0][1])]
+
+
+def test_a_check_that_cannot_get_a_turn_is_busy(monkeypatch: pytest.MonkeyPatch) -> None:
+    queue = Scheduler(slots=1, wait_limit=0.05)
+    monkeypatch.setattr(runner, "SCHEDULER", queue)
+    held = queue.enter("someone")
     try:
-        assert all(taken)
         with pytest.raises(SandboxError) as caught:
-            run_function("def f():\n    return 1", "f", [()], isolate=False)
-        assert (caught.value.code, caught.value.params) == ("busy", {})
+            run_function("def f():\n    return 1", "f", [()], isolate=False, owner="me")
+        assert caught.value.code == "busy"
     finally:
-        for _ in taken:
-            runner._slots.release()
+        queue.leave(held)
     assert run_function("def f():\n    return 1", "f", [()], isolate=False)[0].value == 1
+    assert queue.counts() == {"running": 0, "waiting": 0, "paused": 0}
 
 
 def test_at_most_two_checks_run_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -136,7 +146,32 @@ def test_at_most_two_checks_run_at_once(monkeypatch: pytest.MonkeyPatch) -> None
     for thread in threads:
         thread.join()
     assert sorted(results) == [0, 2, 4, 6, 8]
-    assert peak[0] == runner.SLOTS == 2
+    assert peak[0] == runner.SCHEDULER.slots == 2
+
+
+def test_a_paused_check_resumes_and_answers_right(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long check paused for fresh ones loses nothing: same value, same steps as alone."""
+    queue = Scheduler(slots=1, slice_seconds=0.02)
+    monkeypatch.setattr(runner, "SCHEDULER", queue)
+    long = "def f():\n    n = 0\n    for i in range(300000):\n        n = n + i\n    return n"
+    alone = run_function(long, "f", [()])[0]
+    results: dict[str, object] = {}
+
+    def long_check() -> None:
+        results["long"] = run_function(long, "f", [()], owner="long")[0]
+
+    thread = threading.Thread(target=long_check)
+    thread.start()
+    while queue.counts()["running"] == 0:
+        time.sleep(0.005)
+    short = [run_function("def f(n):\n    return n + 1", "f", [(n,)], owner=n) for n in range(3)]
+    thread.join()
+    assert [s[0].value for s in short] == [1, 2, 3]
+    assert results["long"].value == alone.value == sum(range(300000))
+    assert results["long"].steps == alone.steps
+    events = [event for event, owner in queue.served if owner == "long"]
+    assert events.count("pause") == events.count("resume") >= 1
+    assert events[-1] == "done"
 
 
 # ---- fallbacks and failures of the child -----------------------------------------------------
@@ -165,7 +200,7 @@ def test_a_failed_spawn_falls_back_in_process(monkeypatch: pytest.MonkeyPatch) -
     def cannot_spawn(*args: object, **kwargs: object) -> None:
         raise OSError("Resource temporarily unavailable")
 
-    monkeypatch.setattr(subprocess, "run", cannot_spawn)
+    monkeypatch.setattr(subprocess, "Popen", cannot_spawn)
     outcomes = run_function("def f(x):\n    return 1 / x", "f", [(4,), (0,)])
     assert outcomes[0].value == 0.25 and outcomes[1].error.code == "zero_division"
     assert calls[0] == 1
@@ -191,7 +226,7 @@ def test_a_child_that_fails_is_reported(
     with pytest.raises(SandboxError) as caught:
         run_function("def f():\n    return 1", "f", [()], time_limit=0.2, isolate=True)
     assert caught.value.code == code
-    assert time.perf_counter() - start < 0.2 + runner.STARTUP + 0.5
+    assert time.perf_counter() - start < 0.2 + runner.GRACE + 0.5
 
 
 # ---- the child's own limits ------------------------------------------------------------------
