@@ -1,0 +1,114 @@
+"""The depth page in a real browser: moving the number of layers and the variant redraws the charts
+with llm.depth_stack's numbers and puts them in the URL; screenshots in English and French."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from playwright.sync_api import Browser, Page
+
+import llm
+from tests.e2e.harness import (
+    DEFAULT_TEXT,
+    Server,
+    Session,
+    decode,
+    exceptions,
+    new_session,
+    screenshot,
+    settle,
+    wait_query,
+)
+
+pytestmark = pytest.mark.e2e
+CFG = llm.AttentionConfig(d_model=8, n_heads=4, seed=0)
+TOKENS = llm.tokenize(DEFAULT_TEXT)
+
+
+def chart_lines(page: Page, key: str) -> dict[str, np.ndarray]:
+    """The y values of every line of the chart drawn with key ``key`` (null -> NaN)."""
+    raw = page.evaluate(
+        """(key) => {
+            const el = document.querySelector(`.st-key-${key} .js-plotly-plot`);
+            return el && el.data ? el.data.map(t => [t.name, t.y]) : [];
+        }""",
+        key,
+    )
+    return {name: decode(y) for name, y in raw}
+
+
+def rows_shown(page: Page) -> list[np.ndarray]:
+    raw = page.evaluate(
+        """() => {
+            const el = document.querySelector('.st-key-rows .js-plotly-plot');
+            return el && el.data ? el.data.map(t => t.z) : [];
+        }"""
+    )
+    return [decode(z) for z in raw]
+
+
+def wait_lines(page: Page, key: str, name: str, want: np.ndarray, timeout: float = 30.0) -> None:
+    deadline, shown = time.monotonic() + timeout, None
+    while time.monotonic() < deadline:
+        shown = chart_lines(page, key).get(name)
+        if shown is not None and shown.shape == want.shape and np.allclose(shown, want, rtol=1e-12):
+            settle(page)
+            return
+        page.wait_for_timeout(200)
+    raise AssertionError(f"/{key} never showed {name} = {want}, last {shown}")
+
+
+def test_layers_and_variant_redraw_the_charts(session: Session) -> None:
+    session.open("/depth")
+    page = session.page
+    twelve = llm.depth_stacks(CFG, TOKENS, 12)
+    wait_lines(page, "grad", "none", twelve["none"].grad_norm)
+    wait_lines(page, "rms", "residual", twelve["residual"].rms)
+
+    slider = page.locator("[data-testid='stMain']").get_by_role("slider")
+    slider.focus()
+    slider.press("ArrowRight")  # 12 -> 13 layers
+    wait_query(page, layers="13")
+    thirteen = llm.depth_stacks(CFG, TOKENS, 13)
+    wait_lines(page, "grad", "post_ln", thirteen["post_ln"].grad_norm)
+    wait_lines(page, "rms", "pre_ln", thirteen["pre_ln"].rms)
+    assert "After 13 layers" in page.locator("[data-testid='stMain']").inner_text()
+
+    page.locator("[data-testid='stMain'] [data-testid='stRadio'] label").filter(
+        has_text="pre_ln"
+    ).first.click()
+    wait_query(page, layers="13", variant="pre_ln")
+    want = thirteen["pre_ln"]
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        shown = rows_shown(page)
+        if len(shown) == 2 and np.allclose(shown[1], want.x[13] / want.rms[13], rtol=1e-12):
+            break
+        page.wait_for_timeout(200)
+    else:
+        raise AssertionError("the token rows never showed pre_ln after 13 layers")
+    assert exceptions(page) == []
+    assert session.console.errors == []
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_screenshots(browser: Browser, server: Server, lang: str) -> None:
+    """The page at 1280 × 720 in both languages: the first chart and its sentence in view."""
+    shot = new_session(browser, server.url, viewport=(1280, 720))
+    try:
+        shot.open(f"/depth?lang={lang}&layers=24")
+        page = shot.page
+        wait_lines(page, "grad", "none", llm.depth_stacks(CFG, TOKENS, 24)["none"].grad_norm)
+        assert exceptions(page) == []
+        screenshot(page, f"depth-{lang}-top")
+        page.locator(".st-key-similarity_collapse").scroll_into_view_if_needed()
+        settle(page)
+        screenshot(page, f"depth-{lang}-similarity")
+        page.locator(".st-key-rows").scroll_into_view_if_needed()
+        settle(page)
+        screenshot(page, f"depth-{lang}-rows")
+        assert shot.console.errors == []
+    finally:
+        shot.page.context.close()
