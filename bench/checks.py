@@ -1,9 +1,11 @@
 """The exercise checker: how long one Check takes, and a class pressing Check at once.
 
 Each Check spawns one child process (the sandbox worker) that runs the learner's function on the
-current setting and the hidden cases; at most two run at once per server. Measured through
+current setting and the hidden cases; checks take turns through the sandbox's queue (two at a
+time per server, fresh checks before those past their slice). Measured through
 ``exercises.check``, the function the Check button calls, with our readable solutions and
-a learner-style triple-loop matmul at chapter 9's preset and at the largest setting.
+a learner-style triple-loop matmul at chapter 9's preset and at the largest setting; then a
+class: 30 students press Check at once, 10 of them with a loop that never ends.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from types import SimpleNamespace
 
 import exercises as ex
 import llm
-from bench.common import loadavg, summary
+from bench.common import check, context, loadavg, summary
 
 LEARNER_MATMUL = """
 def matmul(x, w):
@@ -25,6 +27,15 @@ def matmul(x, w):
                 out[i][j] += x[i][k] * w[k][j]
     return out
 """
+LOOPING_SOFTMAX = """
+def scale_mask_softmax(scores, d_k, causal):
+    out = []
+    i = 0
+    while i < len(scores):
+        out = out + []
+    return out
+"""
+CLASS, LOOPING = 30, 10  # students pressing Check within the same moment, and how many loop
 SETTINGS = {
     "chapter9": {"d_model": 8, "n_heads": 4, "text": "the cat sat on mat"},
     "largest, 1 head": {"d_model": 64, "n_heads": 1, "text": " ".join(f"w{i}" for i in range(32))},
@@ -73,6 +84,64 @@ def _class(size: int, current: ex.Current) -> dict:
     }
 
 
+def _class_with_loops(current: ex.Current, rounds: int) -> dict:
+    """CLASS students press Check on the softmax cell at once; every third one's code loops
+    forever (LOOPING of them). Each round starts when the last one ended."""
+    right = ex.BY_ID["softmax"].solution_source()
+    correct: list[float] = []
+    looping: list[float] = []
+    verdicts: dict[str, set[str]] = {"correct": set(), "looping": set()}
+    busy = [0]
+    lock = threading.Lock()
+
+    def student(loops: bool) -> None:
+        ms, verdict = _timed("softmax", LOOPING_SOFTMAX if loops else right, current)
+        code = verdict.code if verdict.code != "error" else str(verdict.params.get("error"))
+        with lock:
+            (looping if loops else correct).append(ms)
+            verdicts["looping" if loops else "correct"].add(code)
+            busy[0] += code == "busy" and not loops
+
+    walls = []
+    for _ in range(rounds):
+        threads = [
+            threading.Thread(target=student, args=(i % (CLASS // LOOPING) == 0,))
+            for i in range(CLASS)
+        ]
+        t0 = time.perf_counter()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=180)
+        walls.append(time.perf_counter() - t0)
+    return {
+        "students": CLASS,
+        "looping": LOOPING,
+        "rounds": rounds,
+        "wall_s": max(walls),
+        "correct_ms": summary(correct),
+        "looping_ms": summary(looping),
+        "verdicts": {k: sorted(v) for k, v in verdicts.items()},
+        "busy_correct": busy[0],
+    }
+
+
+def _targets(scenario: dict) -> list[dict]:
+    name = f"class of {scenario['students']}, {scenario['looping']} looping: correct verdict"
+    latency = scenario["correct_ms"]
+    return [
+        check(name + ", slowest", latency.get("max"), 3000.0, "ms"),
+        context(name + ", median", latency.get("median"), "ms"),
+        context(name + ", p95", latency.get("p95"), "ms"),
+        check(name + "s told busy", float(scenario["busy_correct"]), 0.0, ""),
+        context(
+            f"class of {scenario['students']}: looping checks stopped, slowest",
+            scenario["looping_ms"].get("max"),
+            "ms",
+        ),
+    ]
+
+
 def run(quick: bool = False) -> dict:
     repeats = 5 if quick else 15
     cells = []
@@ -91,4 +160,11 @@ def run(quick: bool = False) -> dict:
         cells.append({"setting": name, "cell": "qkv, learner's triple loop", "ms": summary(times)})
     chapter9 = _current(**SETTINGS["chapter9"])
     classes = [_class(size, chapter9) for size in ((10,) if quick else (10, 30))]
-    return {"cells": cells, "classes": classes, "loadavg": loadavg()}
+    scenario = _class_with_loops(chapter9, rounds=1 if quick else 3)
+    return {
+        "cells": cells,
+        "classes": classes,
+        "looping_class": scenario,
+        "checks": _targets(scenario),
+        "loadavg": loadavg(),
+    }

@@ -302,8 +302,9 @@ def _load(r: dict) -> list[str]:
 def _checks(r: dict) -> list[str]:
     out = [
         'One Check (the button of a "Your turn" cell) spawns a sandboxed child process that '
-        "runs the learner's function on the page's setting and the hidden cases; at most two "
-        "run at once. Our readable solutions, and a learner's triple-loop matmul; ms per Check.",
+        "runs the learner's function on the page's setting and the hidden cases; checks take "
+        "turns, two at a time. Our readable solutions, and a learner's triple-loop matmul; ms "
+        "per Check.",
         "",
         "| setting | cell | median | p95 | verdicts |",
         "|---|---|---:|---:|---|",
@@ -320,6 +321,17 @@ def _checks(r: dict) -> list[str]:
             f"all {k['answered']} verdicts in {k['wall_s']:.2f} s ({k['checks_per_s']:.1f} "
             f"checks/s), median wait {_p(k['latency_ms'], digits=0)} ms, last "
             f"{_p(k['latency_ms'], 'max', 0)} ms; verdicts: {', '.join(k['verdicts'])}."
+        )
+    k = r.get("looping_class")
+    if k:
+        out.append(
+            f"\n{k['students']} students press Check on the softmax cell at once, {k['looping']} "
+            f"of them with a loop that never ends ({k['rounds']} rounds, pooled): the "
+            f"{k['correct_ms'].get('n', 0)} correct verdicts in median "
+            f"{_p(k['correct_ms'], digits=0)} ms, p95 {_p(k['correct_ms'], 'p95', 0)} ms, "
+            f"slowest {_p(k['correct_ms'], 'max', 0)} ms; {k['busy_correct']} told busy; the "
+            f"loops stopped ({', '.join(k['verdicts']['looping'])}) within "
+            f"{_p(k['looping_ms'], 'max', 0)} ms."
         )
     out.append(f"\nLoad average at the end: {r['loadavg']}.")
     return out

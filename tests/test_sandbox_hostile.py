@@ -341,6 +341,32 @@ CASES = [
     ("sum_past_the_cap", f("return sum([10**99] * 20)"), "too_big", {"what": "number"}),
     ("negation_past_the_cap", f(f"x = -{TOP}\nreturn x - 1"), "too_big", {"what": "number"}),
     ("product_past_the_cap", f("x = 10**60\nreturn [x][0] * x"), "too_big", {"what": "number"}),
+    # ---- the one list method: on lists, called with one value, budgets as `+= [v]` ----------
+    ("append_past_the_list_cap", f("x = [0] * 10**6\nx.append(1)"), "too_big", {"what": "list"}),
+    ("append_forever", f("x = []\nwhile True:\n    x.append(0)"), {"too_big", *BURN}, {}),
+    ("append_to_itself", f("x = []\nx.append(x)\nreturn x"), "value", {}),
+    ("append_on_a_tuple", f("x = (1,)\nx.append(2)"), "type", {"line": 3}),
+    ("append_on_a_dict", f("x = {}\nx.append(2)"), "type", {"line": 3}),
+    ("append_on_text", f("x = 'a'\nx.append('b')"), "type", {"line": 3}),
+    (
+        "append_not_called",
+        f("g = [].append\nreturn g"),
+        "not_allowed",
+        {"construct": "attribute `.append`"},
+    ),
+    ("append_two_values", f("x = []\nx.append(1, 2)"), "not_allowed", {"line": 3}),
+    ("append_unpacked", f("x = []\nx.append(*[1])"), "not_allowed", {"line": 3}),
+    ("append_keyword", f("x = []\nx.append(v=1)"), "not_allowed", {"line": 3}),
+    ("append_as_a_name", f("append([], 1)"), "unknown_name", {"name": "append"}),
+    ("extend", f("x = []\nx.extend([1])"), "not_allowed", {"construct": "attribute `.extend`"}),
+    ("pop", f("x = [1]\nreturn x.pop()"), "not_allowed", {"construct": "attribute `.pop`"}),
+    ("math_append", f("math.append(1)"), "not_allowed", {"construct": "attribute `math.append`"}),
+    (
+        "append_dunder",
+        f("x = []\nx.__class__.append(1)"),
+        "not_allowed",
+        {"construct": "attribute `.__class__`"},
+    ),
     # ---- giant output and hostile source ----------------------------------------------------
     ("giant_output", f("return [0.5] * 10**6"), "output_too_big", {}),
     ("giant_output_many_times", f("return [0.5] * 60000"), "output_too_big", {}),
@@ -451,6 +477,18 @@ def test_number_keys_behave_as_in_python(body: str, value: object) -> None:
 def test_nan_is_not_a_dict_key() -> None:
     [outcome] = run_function(f("return {float('nan'): 1}"), "f", [()], isolate=False)
     assert (outcome.error.code, outcome.error.params["line"]) == ("type", 2)
+
+
+def test_append_costs_what_plus_equals_costs() -> None:
+    appended = f("x = []\nfor i in range(1000):\n    x.append([i])\nreturn x")
+    added = f("x = []\nfor i in range(1000):\n    x += [[i]]\nreturn x")
+    full_width = f("ｘ = []\nfor i in range(1000):\n    ｘ.ａｐｐｅｎｄ([i])\nreturn x")
+    [a], [b], [c] = (
+        run_function(s, "f", [()], isolate=True) for s in (appended, added, full_width)
+    )
+    assert a.value == b.value == c.value == [[i] for i in range(1000)]
+    assert a.steps == b.steps == c.steps == 1000 + 1000 + 4  # loop, elements, call, 3 statements
+    assert a.error is b.error is None
 
 
 # ---- names outside ASCII: Python's names, read after NFKC normalization -----------------------
