@@ -184,7 +184,7 @@ def test_dockerignore_keeps_what_the_app_needs() -> None:
     needed = ["app.py", "requirements.txt", ".streamlit/config.toml"]
     needed += ["scripts/serve.sh", "deploy/nginx.conf.template", "deploy/static_assets.py"]
     needed += [file for file, _, _ in PAGES] + ["ui/frame.py", "llm/engine.py"]
-    needed += ["llm/exercises.py", "ui/exercise.py", "sandbox/worker.py", "sandbox/runner.py"]
+    needed += ["exercises/check.py", "ui/exercise.py", "sandbox/worker.py", "sandbox/runner.py"]
     needed += ["llm/model.npz"]  # a checkpoint the app loads
     assert [path for path in needed if ignored(path)] == []
     unneeded = [".venv/bin/python", ".git/HEAD", "artifacts/x.png", "scripts/test.sh", "bench/x.py"]

@@ -8,7 +8,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import exercises as ex
+import sandbox
+from exercises import seal
 from tests.apptest_pages import PAGES
+from ui import progress
 from ui.exercise import verdict_text
 from ui.text.exercises import CELLS
 
@@ -189,3 +192,87 @@ def test_a_runtime_error_shows_its_line_of_code() -> None:
     (error,) = at.error
     assert "Line 3: an index is out of range" in shown(error)
     assert "return x[n] * 2" in [c.value for c in at.code]
+
+
+# --- the work this browser keeps (ui.progress) ---------------------------------------------
+
+WRONG_SCORES = "def attention_scores(q, k):\n    return [[0.0 for b in k] for a in q]\n"
+
+
+def report(at: AppTest, entries: object, token: str | None = None) -> AppTest:
+    """The browser's store reports what it kept (as its component would), then the page reruns."""
+    token = at.session_state[progress.ASK] if token is None else token
+    at.session_state[progress.STORE_KEY] = {"saved": {"token": token, "entries": entries}}
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_a_pass_is_sealed_for_the_browser_and_an_edit_is_kept() -> None:
+    solution = ex.BY_ID["add_norm"].solution_source()
+    at = check(open_page("add_norm"), "add_norm", solution)
+    entry = at.session_state[progress.WORK]["add_norm"]
+    assert entry["code"] == entry["passed"] == solution
+    assert seal.opens(progress._key(), "add_norm", solution, entry["seal"])
+    assert not seal.opens(progress._key(), "add_norm", solution + "\n", entry["seal"])
+    assert not seal.opens(progress._key(), "qkv", solution, entry["seal"])
+    # an edit after the pass keeps the pass; a template is not the learner's work
+    edited = solution.replace("return", "return  ")
+    at.text_area(key="code_add_norm").set_value(edited).run()
+    assert at.session_state[progress.WORK]["add_norm"] == {**entry, "code": edited}
+    at.button(key="reset_add_norm").click().run()
+    template = CELLS["add_norm"]["en"]["template"]
+    assert at.session_state[progress.WORK]["add_norm"] == {**entry, "code": template}
+    at = open_page("qkv")
+    at.text_area(key="code_qkv").set_value(CELLS["qkv"]["fr"]["template"]).run()
+    assert "qkv" not in at.session_state[progress.WORK]
+
+
+def test_the_browsers_copy_comes_back_and_only_trusted_passes_get_a_check_mark() -> None:
+    at = open_page("qkv")
+    assert "0 of" in sidebar_text(at)
+    right = ex.BY_ID["qkv"].solution_source()
+    softmax = ex.BY_ID["softmax"].solution_source()
+    entries = {
+        "qkv": {"code": right, "passed": right, "seal": seal.seal(progress._key(), "qkv", right)},
+        # a forged seal on code that fails: the code comes back, without a check mark
+        "scores": {"code": WRONG_SCORES, "passed": WRONG_SCORES, "seal": "0" * 64},
+        # a seal of another server (or version) on code that passes: checked again, solved
+        "softmax": {"code": softmax, "passed": softmax, "seal": "f" * 64},
+        # what a browser may hold but the app never wrote: left alone
+        "mix": {"code": 3},
+        "entropy": {"code": "x" * (sandbox.MAX_SOURCE + 1)},
+        "nope": {"code": "def f():\n    return 1\n"},
+        "combine": "not an entry",
+    }
+    at = report(at, entries)
+    assert at.text_area(key="code_qkv").value == right
+    assert "2 of" in sidebar_text(at)
+    assert at.session_state[progress.PASSED] == {"qkv", "softmax"}
+    assert [c.value for c in at.main.caption if "solved this cell before" in c.value]
+    work = at.session_state[progress.WORK]
+    assert set(work) == {"qkv", "scores", "softmax"}
+    assert work["scores"] == {"code": WRONG_SCORES}  # the forged seal is dropped
+    assert seal.opens(progress._key(), "softmax", softmax, work["softmax"]["seal"])
+    assert at.session_state[progress.ASK] == ""
+    # the copy is read once a session: a second report changes nothing
+    report(at, {"mix": {"code": "def mix_values(pattern, v):\n    return v\n"}}, token="other")
+    assert "mix" not in at.session_state[progress.WORK]
+    assert at.session_state["code_scores"] == WRONG_SCORES  # the editor of page 2, once drawn
+
+
+def test_a_late_copy_never_replaces_what_the_learner_typed_in_this_session() -> None:
+    at = open_page("mix")
+    own = "def mix_values(pattern, v):\n    return v\n"
+    at.text_area(key="code_mix").set_value(own).run()
+    report(at, {"mix": {"code": "def mix_values(pattern, v):\n    return []\n"}})
+    assert at.text_area(key="code_mix").value == own
+    assert at.session_state[progress.WORK]["mix"] == {"code": own}
+
+
+def test_an_empty_or_broken_copy_changes_nothing() -> None:
+    for entries in ({}, None, [], "x"):
+        at = report(open_page("qkv"), entries)
+        assert at.text_area(key="code_qkv").value == CELLS["qkv"]["en"]["template"]
+        assert "0 of" in sidebar_text(at)
+        assert at.session_state[progress.ASK] == ""

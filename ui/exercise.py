@@ -1,7 +1,8 @@
 """The "Your turn" panel: the chapter's exercise cell, an editor, Check, a hint and the solution.
 
-It only draws: ``exercises.check`` runs the learner's code in the ``sandbox`` and judges it.
-Verdicts and progress live in the session, so the navigation can mark the solved cells.
+It only draws: ``exercises.check`` runs the learner's code in the ``sandbox`` and judges it, and
+``ui.progress`` keeps the work (the session's, and this browser's copy) so that the navigation can
+mark the solved cells and a reload brings the code and the ✓ back.
 """
 
 from __future__ import annotations
@@ -13,12 +14,12 @@ import streamlit as st
 
 import exercises as ex
 import sandbox
+from ui.progress import note_code, note_pass, restored, solved
 from ui.sections import folded
 from ui.text import md_escape, pick, translator
 from ui.text.exercise import TEXT
 from ui.text.exercises import CELLS
 
-PASSED = "_turn_passed"  # session key: the ids of the cells solved in this session
 VERDICTS = "_turn_verdicts"  # session key: cell id -> (the last Verdict, the code it judged)
 _CODE_PARAMS = ("name", "function")  # shown in a code span
 _LIST_METHOD = re.compile(r"attribute `\.(append|extend|insert|pop|copy|sort|reverse|index|count)`")
@@ -29,11 +30,6 @@ _EDITOR_CSS = """<style>
   white-space: pre; overflow-wrap: normal; overflow-x: auto;  /* code keeps its lines */
 }
 </style>"""
-
-
-def solved() -> set[str]:
-    """The ids of the cells solved in this session."""
-    return st.session_state.get(PASSED, set())
 
 
 def your_turn(
@@ -60,6 +56,8 @@ def your_turn(
         max_chars=sandbox.MAX_SOURCE,
         help=t("editor_help"),
         persist_state="session",
+        on_change=_edited,
+        args=(cell_id,),
     )
     current = ex.Current(run=lab, head=head, causal=causal, eps=eps)
     buttons = st.container(horizontal=True, vertical_alignment="center")
@@ -78,6 +76,8 @@ def your_turn(
     with st.container(key=f"verdict_{cell_id}"):
         if verdict is not None:
             show_verdict(verdict, lang, judged)
+        elif cell_id in restored():
+            st.caption(t("passed_kept"), help=t("passed_kept_help"))
         elif cell_id in solved():
             st.caption(t("passed_before"))
     with st.expander(t("hint"), icon=":material/lightbulb:"):
@@ -103,9 +103,15 @@ def _follow_language(key: str, cell_id: str, lang: str) -> None:
         st.session_state[key] = templates[lang]
 
 
+def _edited(cell_id: str) -> None:
+    note_code(cell_id, st.session_state.get(f"code_{cell_id}", ""))
+
+
 def _reset(cell_id: str, lang: str) -> None:
-    st.session_state[f"code_{cell_id}"] = CELLS[cell_id][lang]["template"]
+    template = CELLS[cell_id][lang]["template"]
+    st.session_state[f"code_{cell_id}"] = template
     st.session_state.setdefault(VERDICTS, {}).pop(cell_id, None)
+    note_code(cell_id, template)
 
 
 def _check(cell_id: str, current: ex.Current) -> None:
@@ -114,7 +120,9 @@ def _check(cell_id: str, current: ex.Current) -> None:
     verdict = ex.check(cell_id, code, current)
     st.session_state.setdefault(VERDICTS, {})[cell_id] = (verdict, code)
     if verdict.passed:
-        st.session_state[PASSED] = solved() | {cell_id}
+        note_pass(cell_id, code)
+    else:
+        note_code(cell_id, code)
 
 
 def verdict_text(verdict: ex.Verdict, lang: str) -> tuple[str, str]:

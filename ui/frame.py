@@ -19,7 +19,7 @@ from streamlit.errors import StreamlitPageNotFoundError
 import llm
 from exercises import BY_PAGE, CELLS
 from ui.compute import Lab, compute_lab
-from ui.exercise import solved
+from ui.progress import progress
 from ui.presenter import (
     PRESENT_CSS,
     SWITCH_CSS,
@@ -255,7 +255,7 @@ def _language_control() -> str:
 
 def _navigation(box: DeltaGenerator, t: Callable[..., str], lang: str) -> None:
     group = None
-    done = solved()
+    done = progress()
     for path, key, page_group in PAGES:
         if page_group != group and page_group is not None:
             box.caption(t(page_group))

@@ -97,3 +97,78 @@ def test_an_endless_loop_is_stopped_and_other_students_are_served(
     settle(page)
     assert exceptions(page) == []
     assert http_status(server.url + "/_stcore/health") == 200
+
+
+OWN_MATMUL = "def matmul(x, w):\n    return [[0.0] * len(w[0]) for row in x]\n"
+STORE = "attention-lab/work/v1"
+
+
+def test_the_code_and_the_passes_come_back_after_a_reload_in_this_browser_only(
+    session: Session, browser: Browser, server: Server
+) -> None:
+    page = session.page
+    session.open("/softmax")
+    solution = ex.BY_ID["softmax"].solution_source()
+    check(session, solution, "Correct")
+    session.open("/qkv")
+    editor = page.locator(".st-key-code_qkv textarea")
+    editor.fill(OWN_MATMUL)
+    editor.press("Control+Enter")  # the editor sends its code, as when it loses the focus
+    settle(page)
+    kept = page.evaluate(f"JSON.parse(localStorage.getItem('{STORE}'))")
+    assert kept["qkv"] == {"code": OWN_MATMUL}
+    assert kept["softmax"]["code"] == kept["softmax"]["passed"] == solution
+
+    page.reload()
+    settle(page)
+    expect(page.locator(".st-key-code_qkv textarea")).to_have_value(OWN_MATMUL)
+    expect(page.locator(SIDEBAR)).to_contain_text(f"Your turn: 1 of {len(ex.CELLS)} cells solved")
+    assert "3. Scale, mask, softmax ✓" in nav_labels(page)
+    assert "1. Q, K, V" in nav_labels(page)  # typed, not solved: no ✓
+    session.open("/softmax")
+    expect(page.locator(".st-key-code_softmax textarea")).to_have_value(solution)
+    expect(page.locator(".st-key-verdict_softmax")).to_contain_text("You solved this cell before")
+
+    # another browser (a new context) starts from the templates, with nothing solved
+    other = new_session(browser, server.url)
+    try:
+        other.open("/softmax")
+        expect(other.page.locator(".st-key-code_softmax textarea")).to_have_value(
+            CELLS["softmax"]["en"]["template"]
+        )
+        expect(other.page.locator(SIDEBAR)).to_contain_text(
+            f"Your turn: 0 of {len(ex.CELLS)} cells solved"
+        )
+        assert other.page.evaluate(f"localStorage.getItem('{STORE}')") is None
+    finally:
+        other.page.context.close()
+    assert exceptions(page) == []
+    assert session.console.errors == []
+
+
+def test_a_pass_given_back_is_trusted_only_if_its_code_passes(session: Session) -> None:
+    page = session.page
+    session.open("/")
+    wrong = "def attention_scores(q, k):\n    return [[0.0 for b in k] for a in q]\n"
+    right = ex.BY_ID["qkv"].solution_source()
+    forged = {
+        # a forged seal on code that fails: the code comes back, the ✓ does not
+        "scores": {"code": wrong, "passed": wrong, "seal": "0" * 64},
+        # a seal this server did not make (a restart) on code that passes: checked again, ✓
+        "qkv": {"code": right, "passed": right, "seal": "f" * 64},
+    }
+    page.evaluate(
+        "([name, value]) => localStorage.setItem(name, JSON.stringify(value))", [STORE, forged]
+    )
+    page.reload()
+    settle(page)
+    expect(page.locator(SIDEBAR)).to_contain_text(f"Your turn: 1 of {len(ex.CELLS)} cells solved")
+    labels = nav_labels(page)
+    assert "1. Q, K, V ✓" in labels and "2. Scores" in labels
+    session.open("/scores")
+    expect(page.locator(".st-key-code_scores textarea")).to_have_value(wrong)
+    expect(page.locator("[data-testid='stMain']")).not_to_contain_text("You solved this cell")
+    # the browser's copy now holds the server's own seal for the pass, none for the failure
+    kept = page.evaluate(f"JSON.parse(localStorage.getItem('{STORE}'))")
+    assert "seal" not in kept["scores"] and kept["qkv"]["seal"] != "f" * 64
+    assert exceptions(page) == []

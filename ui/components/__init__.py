@@ -1,0 +1,1 @@
+"""Front-end components the app ships with its own files (no CDN): the browser's local store."""

@@ -1,0 +1,34 @@
+"""A JSON store in the browser's localStorage: read once per session, written as entries change.
+
+Nothing is kept on the server: the browser reports what it holds once (``ask``), and the app
+sends the entries that changed (``put``). The JavaScript ships in this folder and is sent inline
+with the element; it draws nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+_JS = (Path(__file__).parent / "local_store.js").read_text(encoding="utf-8")
+_mount = st.components.v2.component("attention_lab.local_store", js=_JS)
+
+
+def local_store(
+    name: str, key: str, ask: str | None, put: dict[str, Any] | None = None
+) -> dict[str, Any] | None:
+    """Mount the store (once per run) and return what the browser reported, or None.
+
+    ``ask``: a token while the app still wants the browser's entries, None once it has them.
+    The return value is ``{"token": ask, "entries": {...}}`` as the browser sent it: untrusted.
+    """
+    result = _mount(
+        key=key,
+        data={"name": name, "ask": ask, "put": put or {}, "hide": f"st-key-{key}"},
+        default={"saved": None},
+        on_saved_change=lambda: None,
+        height=0,
+    )
+    return result.saved

@@ -1,0 +1,43 @@
+// The learner's work kept in this browser's localStorage, under one name per app.
+// data.name: the storage name; data.ask: a token, set while the server has not read the store
+// for this session yet; data.put: entries to write (null removes one). The store is reported
+// once per token as the state value "saved"; an empty store is reported as {}. data.hide: the
+// class of the element that holds the store, hidden so that it takes no room in the layout.
+export default function ({ data, setStateValue }) {
+  if (!data || typeof data.name !== "string") return;
+  if (data.hide && !document.getElementById("local-store-hide")) {
+    const style = document.createElement("style");
+    style.id = "local-store-hide";
+    style.textContent = `.${CSS.escape(data.hide)} { display: none; }`;
+    document.head.appendChild(style);
+  }
+  let stored = {};
+  try {
+    stored = JSON.parse(window.localStorage.getItem(data.name) || "{}") || {};
+  } catch (err) {
+    stored = {}; // private mode, storage disabled, or not JSON: start empty
+  }
+  const asked = (window.__localStoreAsked = window.__localStoreAsked || {});
+  if (data.ask && asked[data.name] !== data.ask) {
+    asked[data.name] = data.ask;
+    setStateValue("saved", { token: data.ask, entries: stored });
+  }
+  const put = data.put || {};
+  let changed = false;
+  for (const [key, value] of Object.entries(put)) {
+    if (value === null) {
+      changed = changed || key in stored;
+      delete stored[key];
+    } else if (JSON.stringify(stored[key]) !== JSON.stringify(value)) {
+      stored[key] = value;
+      changed = true;
+    }
+  }
+  if (changed) {
+    try {
+      window.localStorage.setItem(data.name, JSON.stringify(stored));
+    } catch (err) {
+      // full or disabled: the work stays in the session, as without a store
+    }
+  }
+}
