@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, WebSocket
 
-from tests.e2e.harness import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, WAIT_MS, settle
+from tests.e2e.harness import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, WAIT_MS
 from tests.e2e.test_e2e_serve import serve_script
 
 pytestmark = pytest.mark.e2e
@@ -81,14 +81,16 @@ def test_a_student_on_the_lan_sees_the_page(browser: Browser, port: int) -> None
         page.set_default_timeout(WAIT_MS)
         sockets: list[WebSocket] = []
         page.on("websocket", lambda socket: sockets.append(socket))
-        page.goto(f"http://{NAME}:{port}/softmax?d_model=8&n_heads=4&seed=7")
-        settle(page)
-        page.locator(".js-plotly-plot").first.wait_for()
-        assert page.locator("[data-testid='stException']").count() == 0
-        streams = [s for s in sockets if s.url.endswith("/_stcore/stream")]
-        assert streams and streams[0].url == f"ws://{NAME}:{port}/_stcore/stream"
-        assert not streams[-1].is_closed()
-        ARTIFACTS.mkdir(exist_ok=True)
-        page.screenshot(path=ARTIFACTS / "e2e-lan-teacher-local.png")
+        try:
+            page.goto(f"http://{NAME}:{port}/softmax?d_model=8&n_heads=4&seed=7")
+            page.locator("[data-testid='stApp'][data-test-script-state='notRunning']").wait_for()
+            page.locator(".js-plotly-plot .main-svg").first.wait_for()
+            assert page.locator("[data-testid='stException']").count() == 0
+            streams = [s for s in sockets if s.url.endswith("/_stcore/stream")]
+            assert streams and streams[0].url == f"ws://{NAME}:{port}/_stcore/stream"
+            assert not streams[-1].is_closed()
+        finally:
+            ARTIFACTS.mkdir(exist_ok=True)
+            page.screenshot(path=ARTIFACTS / "e2e-lan-teacher-local.png")
     finally:
         lan_browser.close()

@@ -8,6 +8,7 @@ import http.server
 import io
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -24,11 +25,32 @@ from playwright.sync_api import Browser
 
 import llm
 from bench.common import nginx_path
-from tests.e2e.harness import ARTIFACTS, DEFAULT_TEXT, ROOT, WAIT_MS, free_port, http_status
+from tests.e2e.harness import ARTIFACTS, DEFAULT_TEXT, ROOT, WAIT_MS, http_status
 
 pytestmark = pytest.mark.e2e
 
 SEEDS = (3, 4, 5, 6)  # a seed a student: a download's file is named by its content
+
+
+def _free_serve_port(processes: int) -> int:
+    """A port the kernel finds free, with the ``processes`` ports serve.sh gives its processes
+    (port + 101, port + 102, ...) free too: outside the ranges other servers of the tests take."""
+    while True:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        wanted = [port, *(port + 100 + i for i in range(1, processes + 1))]
+        if wanted[-1] < 65536 and all(_bindable(p) for p in wanted):
+            return port
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
 
 
 @contextmanager
@@ -41,7 +63,7 @@ def serve_script(processes: int, log_name: str = "serve-sh") -> Iterator[int]:
     with tempfile.TemporaryDirectory(prefix="attention-lab-e2e.") as folder:
         # in /tmp itself: nginx's workers, which may run as nobody, must reach the files
         Path(folder).chmod(0o711)
-        port = free_port()
+        port = _free_serve_port(processes)
         env = {**os.environ, "PYTHON": sys.executable, "TMPDIR": folder}
         ARTIFACTS.mkdir(exist_ok=True)
         with (ARTIFACTS / f"server-{log_name}.log").open("w") as log:
@@ -60,6 +82,8 @@ def serve_script(processes: int, log_name: str = "serve-sh") -> Iterator[int]:
                 assert script.poll() is None, "scripts/serve.sh stopped"
                 assert time.monotonic() < deadline, "no healthy answer through nginx in 120 s"
                 time.sleep(0.3)
+            # the answer came from this script's nginx, not from a server that took the port
+            assert script.poll() is None, "scripts/serve.sh stopped"
             yield port
         finally:
             os.killpg(script.pid, signal.SIGTERM)
