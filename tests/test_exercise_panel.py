@@ -197,6 +197,7 @@ def test_a_runtime_error_shows_its_line_of_code() -> None:
 # --- the work this browser keeps (ui.progress) ---------------------------------------------
 
 WRONG_SCORES = "def attention_scores(q, k):\n    return [[0.0 for b in k] for a in q]\n"
+OWN_QKV = "def matmul(x, w):\n    return x\n"
 
 
 def report(at: AppTest, entries: object, token: str | None = None) -> AppTest:
@@ -276,3 +277,15 @@ def test_an_empty_or_broken_copy_changes_nothing() -> None:
         assert at.text_area(key="code_qkv").value == CELLS["qkv"]["en"]["template"]
         assert "0 of" in sidebar_text(at)
         assert at.session_state[progress.ASK] == ""
+
+
+def test_a_client_that_never_reports_is_asked_a_few_runs_only() -> None:
+    at = open_page("qkv")
+    for _ in range(progress.ASK_RUNS):
+        at.run()
+    assert at.session_state[progress.ASK] == ""
+    assert "0 of" in sidebar_text(at)
+    # its work is still offered to the browser's store, as it changes
+    at.text_area(key="code_qkv").set_value(OWN_QKV).run()
+    assert at.session_state[progress.WORK]["qkv"] == {"code": OWN_QKV}
+    assert at.session_state[progress.PUT] == {}  # sent with that run

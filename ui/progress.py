@@ -30,6 +30,8 @@ RESTORED = "_turn_restored"  # session key: the ids whose ✓ came back from thi
 WORK = "_turn_work"  # session key: cell id -> {"code", and after a pass "passed", "seal"}
 PUT = "_turn_put"  # session key: entries changed since the browser's copy was last written
 ASK = "_turn_ask"  # session key: a token until the browser has reported its copy, then ""
+ASKED = "_turn_asked"  # session key: the runs that have asked so far
+ASK_RUNS = 8  # a browser reports on its first run; a client without JavaScript is asked no more
 STORE = "attention-lab/work/v1"  # the localStorage name
 STORE_KEY = "turn_store"  # the component's key (its element is hidden)
 _NOT_THE_CODE = ("busy", "timeout", "crashed")  # a re-check that says nothing about the code
@@ -65,6 +67,10 @@ def progress() -> set[str]:
         if isinstance(saved, dict) and saved.get("token") == ask:
             ss[ASK] = ask = ""
             _restore(saved.get("entries"))
+        else:
+            ss[ASKED] = ss.get(ASKED, 0) + 1
+            if ss[ASKED] > ASK_RUNS:
+                ss[ASK] = ask = ""
     put = ss.get(PUT)
     if ask or put:
         local_store(STORE, key=STORE_KEY, ask=ask or None, put=put)
