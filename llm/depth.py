@@ -55,33 +55,44 @@ class DepthStack:
     grad_norm: np.ndarray
 
 
-def rms(x: np.ndarray) -> float:
-    """Root mean square of every entry: sqrt(mean(x²)). Shapes: [T, d] -> scalar."""
-    return float(np.sqrt(np.mean(x**2)))
+def rms(x: np.ndarray) -> np.ndarray | float:
+    """Root mean square of every entry of each matrix: sqrt(mean(x²)).
+
+    Shapes: [..., T, d] -> [...] (a float for one matrix).
+    """
+    return _scalar(np.sqrt((x**2).mean(axis=(-2, -1))))
 
 
-def mean_cosine(x: np.ndarray) -> float:
+def mean_cosine(x: np.ndarray) -> np.ndarray | float:
     """Mean cosine similarity of the rows over pairs i < j; 1.0 for a single row.
 
-    Shapes: [T, d] -> scalar in [-1, 1]. A zero row counts as pointing nowhere (cosine 0).
+    Shapes: [..., T, d] -> [...] in [-1, 1] (a float for one matrix). A zero row counts as
+    pointing nowhere (cosine 0).
     """
-    t = x.shape[0]
+    t = x.shape[-2]
     if t == 1:
-        return 1.0
-    norms = np.linalg.norm(x, axis=-1, keepdims=True)  # [T, 1]
+        return _scalar(np.ones(x.shape[:-2]))
+    norms = np.linalg.norm(x, axis=-1, keepdims=True)  # [..., T, 1]
     unit = np.divide(x, norms, out=np.zeros_like(x), where=norms > 0.0)
-    cos = unit @ unit.T  # [T, T]
-    return float(cos[np.triu_indices(t, k=1)].mean())
+    cos = unit @ unit.swapaxes(-1, -2)  # [..., T, T]
+    i, j = np.triu_indices(t, k=1)
+    return _scalar(cos[..., i, j].mean(axis=-1))
 
 
-def rank_one_distance(x: np.ndarray) -> float:
+def rank_one_distance(x: np.ndarray) -> np.ndarray | float:
     """How far the rows are from all being the same: ||x - 1 mean_row(x)||_F / ||x||_F.
 
-    Shapes: [T, d] -> scalar in [0, 1]; 0 when every token carries one vector (and for x = 0).
+    Shapes: [..., T, d] -> [...] in [0, 1] (a float for one matrix); 0 when every token carries
+    one vector (and for x = 0).
     """
-    total = np.linalg.norm(x)
-    spread = np.linalg.norm(x - x.mean(axis=0, keepdims=True))
-    return float(spread / total) if total > 0.0 else 0.0
+    total = np.linalg.norm(x, axis=(-2, -1))
+    spread = np.linalg.norm(x - x.mean(axis=-2, keepdims=True), axis=(-2, -1))
+    out = np.divide(spread, total, out=np.zeros_like(total), where=total > 0.0)
+    return _scalar(out)
+
+
+def _scalar(a: np.ndarray) -> np.ndarray | float:
+    return float(a) if a.ndim == 0 else a
 
 
 def _check(n_layers: int, variant: str) -> None:
@@ -123,13 +134,14 @@ def probe(cfg: AttentionConfig, t: int) -> np.ndarray:
 class Attended:
     """One batched sublayer's forward pass, kept for its backward (a leading [...] of stacks).
 
-    Shapes: q k v [..., H, T, d_head]; pattern [..., H, T, T]; attn_out [..., T, d_model].
+    Shapes: q_scaled (q / sqrt(d_head)), k, v [..., H, T, d_head]; pattern_t [..., H, T, T], the
+    pattern transposed (rows = key, cols = query); attn_out [..., T, d_model].
     """
 
-    q: np.ndarray
+    q_scaled: np.ndarray
     k: np.ndarray
     v: np.ndarray
-    pattern: np.ndarray
+    pattern_t: np.ndarray
     attn_out: np.ndarray
 
 
@@ -152,20 +164,22 @@ def _merge(m: np.ndarray) -> np.ndarray:
 def attend(x: np.ndarray, params: Params) -> Attended:
     """``multi_head_attention(x, params).attn_out`` (causal, scaled) for a batch of inputs.
 
-    The engine's formulas with the heads (and the stacks) as array axes instead of loops, and
-    the [T, T] steps done in place: the four variants of a 24-layer stack run in one pass (the
-    tests compare it with the engine). Shapes: x [..., T, d_model] -> attn_out [..., T, d_model].
+    The engine's formulas with the heads and the stacks as array axes instead of loops, the
+    [T, T] steps in place and on the transposed pattern (numpy reduces a short last axis slowly):
+    the four variants of a 24-layer stack run in one pass. The tests compare it with the engine.
+    Shapes: x [..., T, d_model] -> attn_out [..., T, d_model].
     """
     n_heads, _, d_head = params.W_Q.shape
     q, k, v = (_split(x @ _flat(w), n_heads) for w in (params.W_Q, params.W_K, params.W_V))
-    pattern = q @ k.swapaxes(-1, -2)  # [..., H, T, T], the scores, then in place:
-    pattern /= np.sqrt(d_head)  # scaled
-    np.copyto(pattern, -np.inf, where=~causal_mask(x.shape[-2]))  # masked
-    pattern -= pattern.max(axis=-1, keepdims=True)  # softmax, as llm.engine.softmax
-    np.exp(pattern, out=pattern)
-    pattern /= pattern.sum(axis=-1, keepdims=True)
-    attn_out = _merge(pattern @ v) @ params.W_O  # z [..., H, T, d_head] -> [..., T, d_model]
-    return Attended(q=q, k=k, v=v, pattern=pattern, attn_out=attn_out)
+    q_scaled = q / np.sqrt(d_head)  # [..., H, T, d_head]
+    p_t = k @ q_scaled.swapaxes(-1, -2)  # scaled scores transposed [..., H, key, query]
+    np.copyto(p_t, -np.inf, where=~causal_mask(x.shape[-2]).T)  # masked: key after query
+    p_t -= p_t.max(axis=-2, keepdims=True)  # softmax over the keys, as llm.engine.softmax
+    np.exp(p_t, out=p_t)
+    p_t *= 1.0 / (np.ones(p_t.shape[-2]) @ p_t)[..., None, :]  # each query's column sums to 1
+    z = p_t.swapaxes(-1, -2) @ v  # pattern @ v: [..., H, T, d_head]
+    attn_out = _merge(z) @ params.W_O  # [..., T, d_model] @ [d_model, d_model]
+    return Attended(q_scaled=q_scaled, k=k, v=v, pattern_t=p_t, attn_out=attn_out)
 
 
 def attend_backward(a: Attended, params: Params, d_attn_out: np.ndarray) -> np.ndarray:
@@ -175,19 +189,19 @@ def attend_backward(a: Attended, params: Params, d_attn_out: np.ndarray) -> np.n
     """
     n_heads, _, d_head = params.W_Q.shape
     d_z = _split(d_attn_out @ params.W_O.T, n_heads)  # [..., H, T, d_head]
-    d_v = a.pattern.swapaxes(-1, -2) @ d_z  # [..., H, T, d_head]
-    d_s = d_z @ a.v.swapaxes(-1, -2)  # d pattern [..., H, T, T], then in place:
-    d_s -= (d_s * a.pattern).sum(axis=-1, keepdims=True)  # softmax_backward
-    d_s *= a.pattern
-    d_s /= np.sqrt(d_head)  # d scores
-    d_q, d_k = d_s @ a.k, d_s.swapaxes(-1, -2) @ a.q  # [..., H, T, d_head]
+    d_v = a.pattern_t @ d_z  # patternᵀ @ d_z
+    d_t = a.v @ d_z.swapaxes(-1, -2)  # d pattern, transposed [..., H, key, query]; in place:
+    d_t -= (np.ones(d_t.shape[-2]) @ (d_t * a.pattern_t))[..., None, :]  # softmax_backward
+    d_t *= a.pattern_t  # d scaled, transposed
+    d_q = (d_t.swapaxes(-1, -2) @ a.k) / np.sqrt(d_head)  # d scaled @ k, then through the scale
+    d_k = d_t @ a.q_scaled  # d scaledᵀ @ q_scaled
     pairs = ((d_q, params.W_Q), (d_k, params.W_K), (d_v, params.W_V))
     return sum(_merge(d) @ _flat(w).T for d, w in pairs)  # [..., T, d_model]
 
 
-def _is(variants: tuple[str, ...], name: str) -> np.ndarray:
-    """Which stacks of a batch are wired as ``name``. Shapes: -> [V, 1, 1] bool."""
-    return np.array([v == name for v in variants])[:, None, None]
+def _rows(variants: tuple[str, ...], name: str) -> list[int]:
+    """Which stacks of a batch are wired as ``name``."""
+    return [i for i, v in enumerate(variants) if v == name]
 
 
 def layer_forward(
@@ -197,10 +211,14 @@ def layer_forward(
 
     Shapes: x [V, T, d_model] -> [V, T, d_model]; under pre_ln the attention reads LN(x).
     """
-    a = attend(np.where(_is(variants, "pre_ln"), layer_norm(x), x), params)
-    resid = x + a.attn_out  # residual, post_ln (before its LN) and pre_ln
-    post = np.where(_is(variants, "post_ln"), layer_norm(resid), resid)
-    return np.where(_is(variants, "none"), a.attn_out, post), a
+    pre, post, none = (_rows(variants, v) for v in ("pre_ln", "post_ln", "none"))
+    read = x.copy()
+    read[pre] = layer_norm(x[pre])  # what attn reads: LN(x) under pre_ln, x elsewhere
+    a = attend(read, params)
+    out = x + a.attn_out  # residual and pre_ln; post_ln before its LN
+    out[post] = layer_norm(out[post])
+    out[none] = a.attn_out[none]
+    return out, a
 
 
 def layer_backward(
@@ -211,12 +229,14 @@ def layer_backward(
     none: through attn;  residual: d_out + through attn;  post_ln: the same after LN's backward;
     pre_ln: d_out + LN's backward of what comes through attn.  Shapes: [V, T, d_model].
     """
-    post = _is(variants, "post_ln")
-    d_attn = np.where(post, layer_norm_backward(x + a.attn_out, d_out, LN_EPS), d_out)
-    d_in = attend_backward(a, params, d_attn)  # d loss / d (what attn read)
-    pre = d_out + layer_norm_backward(x, d_in, LN_EPS)
-    skip = np.where(_is(variants, "none"), d_in, d_attn + d_in)
-    return np.where(_is(variants, "pre_ln"), pre, skip)
+    pre, post, none = (_rows(variants, v) for v in ("pre_ln", "post_ln", "none"))
+    d_attn = d_out.copy()  # d loss / d attn_out
+    d_attn[post] = layer_norm_backward(x[post] + a.attn_out[post], d_out[post], LN_EPS)
+    d_read = attend_backward(a, params, d_attn)  # d loss / d what attn read
+    d_x = d_attn + d_read  # residual, post_ln: the skip path and the path through attn
+    d_x[none] = d_read[none]
+    d_x[pre] = d_out[pre] + layer_norm_backward(x[pre], d_read[pre], LN_EPS)
+    return d_x
 
 
 def depth_stacks(
@@ -249,9 +269,9 @@ def depth_stacks(
             variant=v,
             params=params,
             x=x_all[i],
-            rms=np.sqrt((x_all[i] ** 2).mean(axis=(-1, -2))),
-            similarity=np.array([mean_cosine(x) for x in x_all[i]]),
-            collapse=np.array([rank_one_distance(x) for x in x_all[i]]),
+            rms=rms(x_all[i]),
+            similarity=mean_cosine(x_all[i]),
+            collapse=rank_one_distance(x_all[i]),
             probe=target,
             grad_norm=np.linalg.norm(g_all[i], axis=(-1, -2)),
         )

@@ -94,7 +94,7 @@ def test_the_batched_heads_match_the_engine_and_its_backward(
     batched = depth.attend(x, params)
     np.testing.assert_allclose(batched.attn_out, trace.attn_out, rtol=0, atol=1e-13)
     for h, head in enumerate(trace.heads):
-        np.testing.assert_allclose(batched.pattern[h], head.pattern, rtol=0, atol=1e-14)
+        np.testing.assert_allclose(batched.pattern_t[h].T, head.pattern, rtol=0, atol=1e-14)
     want = llm.attention_backward(x, params, trace, d_out).x
     np.testing.assert_allclose(depth.attend_backward(batched, params, d_out), want, atol=1e-12)
 
