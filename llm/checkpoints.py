@@ -91,18 +91,19 @@ def _corrupt(path: Path, detail: str) -> LabError:
     )
 
 
-def train_config(path: Path = MODEL_FILE) -> dict[str, float]:
+def train_config(path: Path | None = None) -> dict[str, float]:
     """The training settings the file records (names of ``llm.train.TrainConfig``)."""
-    arrays = _open(path)
+    arrays = _open(MODEL_FILE if path is None else path)
     return dict(zip(arrays["train_names"].tolist(), arrays["train_values"].tolist()))
 
 
-def load_model(step: int | None = None, path: Path = MODEL_FILE) -> TinyModel:
+def load_model(step: int | None = None, path: Path | None = None) -> TinyModel:
     """The shipped model at checkpoint ``step`` (the last one by default), weights in float64.
 
-    A missing or unreadable file, or a step that is not a checkpoint -> LabError (the latter
-    lists the steps there are).
+    ``path`` defaults to ``MODEL_FILE``. A missing or unreadable file, or a step that is not a
+    checkpoint -> LabError (the latter lists the steps there are).
     """
+    path = MODEL_FILE if path is None else path
     arrays = _open(path)
     try:
         return _build(arrays, step)

@@ -1,0 +1,283 @@
+"""Page 10: the tiny transformer the lab trained, its heads on a sentence, through training."""
+
+from pathlib import Path
+
+import numpy as np
+import streamlit as st
+
+import llm
+from llm import behaviour
+from llm.checkpoints import MODEL_FILE
+from llm.head_scores import ROLE_THRESHOLD, induction_target
+from ui.charts import bar_chart
+from ui.frame import frame
+from ui.grids import heatmap_grid
+from ui.lines import Panel, line_panels
+from ui.style import Look
+from ui.text import md_escape, num, translator
+from ui.text.learned import TEXT
+from ui.url_values import Choice, Sizes, Value
+from ui.wire import show_figure
+
+DEFAULT_SENTENCE = "the cat sat on the mat . the cat sat on the mat"
+CELL_SCALE = 0.5  # smaller cells than the lesson pages': two heads a row of the column
+ROW_PX = 780  # the main column's width beside the sidebar on a 1280 px screen
+
+
+class Sentence(Value):
+    """The page's own sentence in the URL: any text; the page itself names the words the model
+    cannot read (with the vocabulary) and shows the default sentence instead."""
+
+    def parse(self, raw: str, sizes: Sizes) -> str:
+        return raw
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def checkpoint(step: int | None) -> llm.TinyModel:
+    """One shipped checkpoint, read once and shared read-only between sessions."""
+    return llm.load_model(step=step)
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def model_run(step: int, ids: tuple[int, ...]) -> llm.ModelRun:
+    """The model at ``step`` on one sentence, computed once per (step, sentence)."""
+    return llm.run_model(checkpoint(step), ids)
+
+
+try:
+    final = checkpoint(None)
+    problem = None
+except llm.LabError as err:  # a missing or unreadable file: the page says so, the app goes on
+    final, problem = None, err
+steps = final.steps if final is not None else (0,)
+STEP = Choice("step", steps, default=steps[-1], message=(TEXT, "step_fixed"))
+SENTENCE = Sentence("sentence", default=DEFAULT_SENTENCE)
+s = frame("page_learned", values=(SENTENCE, STEP))
+t = translator(TEXT, s.lang)
+
+
+def n(x: float, digits: int = 2) -> str:
+    return num(x, digits, s.lang)
+
+
+st.title(t("title"), anchor=False)
+st.info(t("trained"), icon=":material/school:")
+if final is None:
+    name = Path(str(problem.params.get("path", MODEL_FILE))).name
+    st.error(t(f"err_{problem.code}", name=name), icon=":material/error:")
+    st.stop()
+history = final.history
+spec = final.spec
+st.write(
+    t(
+        "intro",
+        n_layers=spec.n_layers,
+        n_heads=spec.n_heads,
+        d_head=spec.d_head,
+        d_model=spec.d_model,
+        n_vocab=len(final.vocab),
+        steps=steps[-1],
+    )
+)
+st.caption(t("sidebar"))
+
+# --- the sentence and the step ---------------------------------------------------------------
+bound = {"bind": "query-params", "persist_state": "session"}
+text = st.text_input(
+    t("sentence"),
+    value=DEFAULT_SENTENCE,
+    max_chars=llm.MAX_CHARS,
+    help=t("sentence_help", max_len=final.max_len),
+    key="sentence",
+    **bound,
+)
+st.caption(t("vocab", n=len(final.vocab), words=md_escape(" ".join(final.vocab))))
+try:
+    ids = final.encode(text)
+except llm.LabError as err:
+    fields = dict(err.params)
+    if err.code == "unknown_words":
+        fields = {"words": ", ".join(f"“{md_escape(w)}”" for w in err.params["words"])}
+    st.warning(t(f"err_{err.code}", n=len(final.vocab), **fields), icon=":material/warning:")
+    ids = final.encode(DEFAULT_SENTENCE)
+words = [final.vocab[i] for i in ids]
+labels = llm.token_labels(words)
+
+step = st.select_slider(
+    t("step"),
+    options=list(steps),
+    value=s.value("step"),
+    help=t("step_help", count=len(steps), last=steps[-1]),
+    key="step",
+    **bound,
+)
+run = model_run(step, tuple(ids))
+
+# --- every head --------------------------------------------------------------------------------
+st.subheader(t("patterns", step=step), anchor=False)
+st.write(t("patterns_intro", threshold=n(ROLE_THRESHOLD, 1)))
+roles = behaviour.roles_at(history, step)
+patterns, titles = [], []
+for layer, trace in enumerate(run.layers):
+    for head, head_trace in enumerate(trace.heads):
+        role, score = roles[layer][head]
+        patterns.append(head_trace.pattern)
+        titles.append(
+            t(
+                "head_title",
+                layer=layer,
+                head=head,
+                role=t(f"role_{role}"),
+                score="" if role == "diffuse" else f" ({n(score)})",
+            )
+        )
+heatmap_grid(
+    patterns,
+    labels,
+    [labels] * len(patterns),
+    titles,
+    key="patterns",
+    look=Look(lang=s.lang, phone=s.phone, scale=CELL_SCALE),
+    zmin=0.0,
+    zmax=1.0,
+    masked=~run.layers[0].mask,
+    masked_label=t("masked_cell"),
+    x_title=t("key"),
+    y_title=t("query"),
+    scale_title=t("scale"),
+    per_row=spec.n_heads,
+    row_px=ROW_PX,
+    digits=1,
+)
+st.write(t("composition"))
+
+# --- what comes next ---------------------------------------------------------------------------
+st.subheader(t("predictions"), anchor=False)
+last = len(ids) - 1
+if st.session_state.get("position", 0) > last:  # a shorter sentence left it behind
+    st.session_state["position"] = last
+position = (
+    st.slider(
+        t("position"),
+        0,
+        last,
+        value=last,
+        help=t("position_help"),
+        key="position",
+        persist_state="session",
+    )
+    if last > 0
+    else 0
+)
+st.write(t("predictions_intro", word=md_escape(labels[position]), i=position))
+top = llm.top_predictions(checkpoint(step), run, position)
+show_figure(
+    bar_chart(
+        {t("prob"): [p for _, p in top]},
+        [w for w, _ in top],
+        title=t("predictions_title", i=position),
+        height=280,
+    ),
+    key="predictions",
+)
+target = induction_target(ids, position)
+if target is not None:
+    st.caption(t("repeat_note", word=md_escape(words[position]), after=md_escape(words[target])))
+
+# --- training ------------------------------------------------------------------------------------
+st.subheader(t("training"), anchor=False)
+n_vocab = len(final.vocab)
+st.write(t("training_intro", n_vocab=n_vocab, ln_v=n(float(np.log(n_vocab)))))
+measured = history.score_steps
+loss = behaviour.loss_at(history, measured)
+mark = (float(step), "")  # the dashed line at the chosen step; the text above names it
+show_figure(
+    line_panels(
+        measured,
+        [
+            Panel(
+                t("loss_title"),
+                t("loss_y"),
+                {t("loss_title"): loss},
+                levels=[(float(np.log(n_vocab)), t("chance_line", n_vocab=n_vocab))],
+            )
+        ],
+        x_title=t("step_axis"),
+        mark=mark,
+        height=260,
+    ),
+    key="loss",
+)
+heads = range(spec.n_heads)
+for layer in range(spec.n_layers):  # one figure a layer: its two scores side by side
+    panels = [
+        Panel(
+            t(f"{kind}_panel", layer=layer),
+            t("score_y"),
+            {t("head_series", head=h): scores[:, layer, h] for h in heads},
+            levels=[(goal, t("threshold_line", value=n(goal, 1)))],
+        )
+        for kind, scores, goal in (
+            ("previous", history.previous, behaviour.THRESHOLDS["previous"]),
+            ("induction", history.induction, behaviour.THRESHOLDS["induction"]),
+        )
+    ]
+    show_figure(
+        line_panels(measured, panels, x_title=t("step_axis"), mark=mark, phone=s.phone, height=240),
+        key=f"scores{layer}",
+    )
+formed = behaviour.formation(history)
+if formed is None:
+    st.write(t("not_formed"))
+else:
+    at, layer, head = formed
+    before, after = max(0, at - 100), min(steps[-1], at + 100)
+    around = behaviour.loss_at(history, np.array([before, after]))
+    st.write(
+        t(
+            "formed",
+            layer=layer,
+            head=head,
+            step=at,
+            before=n(around[0]),
+            after=n(around[1]),
+            step_before=before,
+            step_after=after,
+        )
+    )
+best = behaviour.best_heads(history, step)
+st.write(
+    t(
+        "now",
+        step=step,
+        loss=n(loss[list(measured).index(step)]),
+        prev=n(best["previous"]),
+        pl=int(best["previous_layer"]),
+        ph=int(best["previous_head"]),
+        ind=n(best["induction"]),
+        il=int(best["induction_layer"]),
+        ih=int(best["induction_head"]),
+    )
+)
+
+# --- the shipped model's numbers -------------------------------------------------------------
+numbers = history.behaviour
+st.subheader(t("behaviour_title"), anchor=False)
+st.markdown(
+    t(
+        "behaviour",
+        last=steps[-1],
+        il=int(numbers["induction_layer"]),
+        ih=int(numbers["induction_head"]),
+        ind=n(numbers["induction"]),
+        pl=int(numbers["previous_layer"]),
+        ph=int(numbers["previous_head"]),
+        prev=n(numbers["previous"]),
+        acc_rep=n(numbers["accuracy_repeat"]),
+        acc_first=n(numbers["accuracy_first_half"]),
+        chance=n(numbers["chance"], 3),
+        s0p=n(numbers["step0_previous"]),
+        s0i=n(numbers["step0_induction"]),
+    )
+)
+st.caption(t("caveat"))
