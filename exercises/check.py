@@ -21,7 +21,7 @@ def check(cell_id: str, code: str, current: Current, *, isolate: bool = True) ->
     cell = BY_ID[cell_id]
     cases = cell.cases(current)
     try:
-        outcomes = sandbox.run_function(
+        outcomes = sandbox.run_cases(
             code,
             cell.function,
             [case.plain_args() for case in cases],

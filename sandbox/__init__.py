@@ -1,6 +1,6 @@
 """Run learners' exercise code safely: a small checked language, evaluated without ``exec``.
 
-``check_source`` validates code statically; ``run_function`` runs one function on a list of cases
+``check_source`` validates code statically; ``run_cases`` runs one function on a list of cases
 (in a child process with resource limits where the platform allows it, taking turns with the
 other checks of the server) and returns one ``Outcome`` per case. Every failure is a
 ``SandboxError(code, params)``.
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from sandbox.helpers import ALLOWED_CALLS, HELPERS
     from sandbox.interpreter import Outcome
     from sandbox.language import check_source, source_lines
-    from sandbox.runner import run_function
+    from sandbox.runner import run_cases
 
 _HOME = {
     "ALLOWED_CALLS": "sandbox.helpers",
@@ -27,7 +27,7 @@ _HOME = {
     "Outcome": "sandbox.interpreter",
     "SandboxError": "sandbox.errors",
     "check_source": "sandbox.language",
-    "run_function": "sandbox.runner",
+    "run_cases": "sandbox.runner",
     "source_lines": "sandbox.language",
 }
 
@@ -38,7 +38,7 @@ __all__ = [
     "Outcome",
     "SandboxError",
     "check_source",
-    "run_function",
+    "run_cases",
     "source_lines",
 ]
 

@@ -1,12 +1,15 @@
 """Run a validated tree without ``exec``: each node is compiled once into a small Python closure.
 
-``compile`` turns every statement into ``run(frame) -> signal`` and every expression into
-``run(frame) -> value``; a frame is a dict of the function's local names. Values are plain Python
-(int float bool None str list tuple dict range) plus ``Function`` and the host ``Builtin``s; no
-host object with attributes ever reaches the learner's code, and there is no attribute access.
+``compile`` turns every statement into ``run(call) -> signal`` and every expression into
+``run(call) -> value``; ``call`` is the dict of the running call's local names and their values
+(the module has one too). Values are plain Python (int float bool None str list tuple dict
+range) plus ``Function`` and the host ``Builtin``s; no host object with attributes ever reaches
+the learner's code, and the only attributes are ``math.exp/log/sqrt`` and ``xs.append``.
 
-Budgets: every loop iteration, comprehension element and call costs one step, every element a
-host operation builds or visits costs one more (``Meter.charge``); the wall clock is read every
+Budgets: every loop iteration, comprehension element and call costs one step; every element a
+host operation builds, copies or visits costs one more (``Meter.charge``), and so does every part
+of a node with more than ``NARROW`` parts (operands, elements, arguments, statements); text costs
+a step per few characters it reads. The clock (wall time, or the child's CPU time) is read every
 ``CHUNK`` steps. Sizes (lists, ranges, ints, exponents) are checked before anything is built.
 """
 
@@ -56,13 +59,13 @@ from sandbox.language import (
     refuse,
 )
 
-Frame = dict[str, Any]
-Run = Callable[[Frame], Any]
+Call = dict[str, Any]
+Run = Callable[[Call], Any]
 
-UP = "\x00up"  # a nested function's frame -> the frame it was defined in
+UP = "\x00up"  # a nested function's call -> the call it was defined in
 RET = "\x00ret"  # where `return` leaves its value
 CHUNK = 1_000  # steps between two looks at the clock
-FRAME_BUDGET = 3_000  # Python frames the learner's calls may stack up (each call costs its depth)
+STACK_BUDGET = 3_000  # Python frames the learner's calls may stack up (each call costs its depth)
 TYPE_NAMES = frozenset({"list", "tuple", "dict", "float", "int", "str", "bool"})
 INTS = (int, bool)
 CONTAINERS = frozenset({list, tuple, dict})
@@ -93,7 +96,7 @@ class Outcome(NamedTuple):
 class Meter:
     """Steps left before the next look at the clock, steps spent, call depth."""
 
-    __slots__ = ("left", "spent", "limit", "deadline", "time_limit", "depth", "frames", "clock")
+    __slots__ = ("left", "spent", "limit", "deadline", "time_limit", "depth", "stack", "clock")
 
     def __init__(
         self,
@@ -112,7 +115,7 @@ class Meter:
         self.left = CHUNK
         self.spent = 0
         self.depth = 0
-        self.frames = 0
+        self.stack = 0
 
     def refill(self) -> None:
         self.spent += CHUNK - self.left
@@ -154,7 +157,7 @@ class Function:
         params: tuple[str, ...],
         defaults: dict[str, Any],
         body: Run,
-        closure: Frame | None,
+        closure: Call | None,
         line: int,
         cost: int,
         meter: Meter,
@@ -178,45 +181,45 @@ class Function:
         params = {"name": self.name, "expected": self.expected(), "given": given, "line": line}
         return SandboxError("arguments", params)
 
-    def bind(self, args: Sequence[Any], kwargs: dict[str, Any] | None, line: int) -> Frame:
+    def bind(self, args: Sequence[Any], kwargs: dict[str, Any] | None, line: int) -> Call:
         params = self.params
         given = len(args) + len(kwargs or ())
         if len(args) > len(params):
             raise self.arguments_error(given, line)
-        frame = dict(zip(params, args))
+        local = dict(zip(params, args))
         for key, value in (kwargs or {}).items():
             if key not in params:
                 raise type_error(line, f"{self.name}() has no parameter named '{key}'")
-            if key in frame:
+            if key in local:
                 raise type_error(line, f"{self.name}() got two values for '{key}'")
-            frame[key] = value
+            local[key] = value
         for name in params:
-            if name not in frame:
+            if name not in local:
                 default = self.defaults.get(name, _MISSING)
                 if default is _MISSING:
                     raise self.arguments_error(given, line)
-                frame[name] = default
-        return frame
+                local[name] = default
+        return local
 
     def call(self, args: Sequence[Any], kwargs: dict[str, Any] | None, line: int) -> Any:
         meter = self.meter
         meter.left -= self.steps
         if meter.left <= 0:
             meter.refill()
-        if meter.depth >= MAX_CALL_DEPTH or meter.frames + self.cost > FRAME_BUDGET:
+        if meter.depth >= MAX_CALL_DEPTH or meter.stack + self.cost > STACK_BUDGET:
             raise SandboxError("recursion", {"line": line, "limit": MAX_CALL_DEPTH})
         if kwargs is None and len(args) == len(self.params):
-            frame = dict(zip(self.params, args))
+            local = dict(zip(self.params, args))
         else:
-            frame = self.bind(args, kwargs, line)
+            local = self.bind(args, kwargs, line)
         if self.closure is not None:
-            frame[UP] = self.closure
+            local[UP] = self.closure
         meter.depth += 1
-        meter.frames += self.cost
-        signal = self.body(frame)
+        meter.stack += self.cost
+        signal = self.body(local)
         meter.depth -= 1
-        meter.frames -= self.cost
-        return frame[RET] if signal is RETURN else None
+        meter.stack -= self.cost
+        return local[RET] if signal is RETURN else None
 
 
 # ---- scopes ----------------------------------------------------------------------------------
@@ -311,10 +314,10 @@ def _fast_operations(arith: Callable[[str, Any, Any, int], Any]) -> dict[str, Ca
 class Compiler:
     """Turns a validated module into closures; one compiler per run (it holds the meter)."""
 
-    def __init__(self, meter: Meter, available: dict[str, Builtin], module: Frame) -> None:
+    def __init__(self, meter: Meter, available: dict[str, Builtin], module: Call) -> None:
         self.meter = meter
         self.available = available
-        self.module_frame = module
+        self.module_values = module
         self.counter = 0
         self.fast = _fast_operations(self.arith)
 
@@ -342,7 +345,7 @@ class Compiler:
     def load(self, name: str, scope: Scope, line: int) -> Run:
         kind, where = self.resolve(name, scope)
         if kind == "const":
-            return lambda f, value=where: value
+            return lambda call, value=where: value
         if kind == "missing":
             raise self.unknown(name, line)
 
@@ -352,17 +355,17 @@ class Compiler:
         if kind == "local":
             key = where
 
-            def load_local(f: Frame) -> Any:
+            def load_local(call: Call) -> Any:
                 try:
-                    return f[key]
+                    return call[key]
                 except KeyError:
                     raise unbound() from None
 
             return load_local
         if kind == "global":
-            module, key = self.module_frame, where
+            module, key = self.module_values, where
 
-            def load_global(f: Frame) -> Any:
+            def load_global(call: Call) -> Any:
                 try:
                     return module[key]
                 except KeyError:
@@ -371,11 +374,11 @@ class Compiler:
             return load_global
         hops, key = where
 
-        def load_free(f: Frame) -> Any:
+        def load_free(call: Call) -> Any:
             for _ in range(hops):
-                f = f[UP]
+                call = call[UP]
             try:
-                return f[key]
+                return call[key]
             except KeyError:
                 raise unbound() from None
 
@@ -385,7 +388,7 @@ class Compiler:
         for renames in reversed(scope.renames):
             if name in renames:
                 return renames[name]
-        return name  # assignment makes a name local (the module's frame is its locals)
+        return name  # assignment makes a name local (the module's call holds its names)
 
     # ---- statements --------------------------------------------------------------------------
     def module(self, tree: ast.Module) -> Run:
@@ -394,26 +397,26 @@ class Compiler:
     def block(self, body: list[ast.stmt], scope: Scope) -> Run:
         steps = [run for run in (self.statement(node, scope) for node in body) if run is not None]
         if not steps:
-            return lambda f: None
+            return lambda call: None
         if len(steps) == 1:
             return steps[0]
         if len(steps) == 2:
             first, second = steps
 
-            def run_two(f: Frame) -> Any:
-                signal = first(f)
+            def run_two(call: Call) -> Any:
+                signal = first(call)
                 if signal is not None:
                     return signal
-                return second(f)
+                return second(call)
 
             return run_two
 
         width, meter = len(steps), self.meter
 
-        def run_block(f: Frame) -> Any:
+        def run_block(call: Call) -> Any:
             meter.charge(width)
             for step in steps:
-                signal = step(f)
+                signal = step(call)
                 if signal is not None:
                     return signal
             return None
@@ -433,29 +436,29 @@ class Compiler:
             return None  # a docstring or `...`
         value = self.expr(node.value, scope)
 
-        def run_expr(f: Frame) -> None:
-            value(f)
+        def run_expr(call: Call) -> None:
+            value(call)
 
         return run_expr
 
     def s_Break(self, node: ast.stmt, scope: Scope) -> Run:
-        return lambda f: BREAK
+        return lambda call: BREAK
 
     def s_Continue(self, node: ast.stmt, scope: Scope) -> Run:
-        return lambda f: CONTINUE
+        return lambda call: CONTINUE
 
     def s_Return(self, node: ast.Return, scope: Scope) -> Run:
         if node.value is None:
 
-            def run_return_none(f: Frame) -> _Signal:
-                f[RET] = None
+            def run_return_none(call: Call) -> _Signal:
+                call[RET] = None
                 return RETURN
 
             return run_return_none
         value = self.expr(node.value, scope)
 
-        def run_return(f: Frame) -> _Signal:
-            f[RET] = value(f)
+        def run_return(call: Call) -> _Signal:
+            call[RET] = value(call)
             return RETURN
 
         return run_return
@@ -475,11 +478,11 @@ class Compiler:
         )
         nested = not scope.is_module
 
-        def run_def(f: Frame) -> None:
+        def run_def(call: Call) -> None:
             meter.charge(len(defaults))
-            values = {p: d(f) for p, d in zip(with_default, defaults)}
-            closure = f if nested else None
-            f[key] = Function(name, params, values, body, closure, line, cost, meter)
+            values = {p: d(call) for p, d in zip(with_default, defaults)}
+            closure = call if nested else None
+            call[key] = Function(name, params, values, body, closure, line, cost, meter)
 
         return run_def
 
@@ -489,16 +492,16 @@ class Compiler:
         if len(targets) == 1 and isinstance(targets[0], ast.Name):
             key = self.store_key(targets[0].id, scope)
 
-            def run_assign_name(f: Frame) -> None:
-                f[key] = value(f)
+            def run_assign_name(call: Call) -> None:
+                call[key] = value(call)
 
             return run_assign_name
         assigns = [self.target(t, scope) for t in targets]
 
-        def run_assign(f: Frame) -> None:
-            v = value(f)
+        def run_assign(call: Call) -> None:
+            v = value(call)
             for assign in assigns:
-                assign(f, v)
+                assign(call, v)
 
         return run_assign
 
@@ -519,17 +522,17 @@ class Compiler:
             load = self.load(target.id, scope, line)
             checked, native = self.fast[op], _NATIVE.get(op) if op != "/" else None
 
-            def run_augment(f: Frame) -> None:
-                v = value(f)
-                a = load(f)
+            def run_augment(call: Call) -> None:
+                v = value(call)
+                a = load(call)
                 ta = type(a)
                 if native is not None and ta is float and type(v) is float:
                     r = native(a, v)
-                    f[key] = r if -math.inf < r < math.inf else settle(r, a, v, line)
+                    call[key] = r if -math.inf < r < math.inf else settle(r, a, v, line)
                 elif ta is list:
-                    f[key] = inplace(op, a, v, line)
+                    call[key] = inplace(op, a, v, line)
                 else:
-                    f[key] = checked(a, v, line)
+                    call[key] = checked(a, v, line)
 
             return run_augment
         assert isinstance(target, ast.Subscript)
@@ -538,11 +541,11 @@ class Compiler:
         get, put = self.index, self.store_index
         checked, native = self.fast[op], _NATIVE.get(op) if op != "/" else None
 
-        def run_augment_item(f: Frame) -> None:
-            c = container(f)
-            i = index(f)
+        def run_augment_item(call: Call) -> None:
+            c = container(call)
+            i = index(call)
             old = get(c, i, line)
-            v = value(f)
+            v = value(call)
             if native is not None and type(old) is float and type(v) is float:
                 r = native(old, v)
                 new = r if -math.inf < r < math.inf else settle(r, old, v, line)
@@ -565,18 +568,18 @@ class Compiler:
         body = self.block(node.body, scope)
         if not node.orelse:
 
-            def run_if(f: Frame) -> Any:
-                if test(f):
-                    return body(f)
+            def run_if(call: Call) -> Any:
+                if test(call):
+                    return body(call)
                 return None
 
             return run_if
         orelse = self.block(node.orelse, scope)
 
-        def run_if_else(f: Frame) -> Any:
-            if test(f):
-                return body(f)
-            return orelse(f)
+        def run_if_else(call: Call) -> Any:
+            if test(call):
+                return body(call)
+            return orelse(call)
 
         return run_if_else
 
@@ -585,12 +588,12 @@ class Compiler:
         body = self.block(node.body, scope)
         meter = self.meter
 
-        def run_while(f: Frame) -> Any:
-            while test(f):
+        def run_while(call: Call) -> Any:
+            while test(call):
                 meter.left -= 1
                 if meter.left <= 0:
                     meter.refill()
-                signal = body(f)
+                signal = body(call)
                 if signal is not None:
                     if signal is BREAK:
                         break
@@ -608,13 +611,13 @@ class Compiler:
         if isinstance(node.target, ast.Name):
             key = self.store_key(node.target.id, scope)
 
-            def run_for_name(f: Frame) -> Any:
-                for v in iterable(items(f), line):
+            def run_for_name(call: Call) -> Any:
+                for v in iterable(items(call), line):
                     meter.left -= 1
                     if meter.left <= 0:
                         meter.refill()
-                    f[key] = v
-                    signal = body(f)
+                    call[key] = v
+                    signal = body(call)
                     if signal is not None:
                         if signal is BREAK:
                             break
@@ -626,13 +629,13 @@ class Compiler:
             return run_for_name
         assign = self.target(node.target, scope)
 
-        def run_for(f: Frame) -> Any:
-            for v in iterable(items(f), line):
+        def run_for(call: Call) -> Any:
+            for v in iterable(items(call), line):
                 meter.left -= 1
                 if meter.left <= 0:
                     meter.refill()
-                assign(f, v)
-                signal = body(f)
+                assign(call, v)
+                signal = body(call)
                 if signal is not None:
                     if signal is BREAK:
                         break
@@ -644,28 +647,30 @@ class Compiler:
         return run_for
 
     # ---- assignment targets ------------------------------------------------------------------
-    def target(self, node: ast.expr, scope: Scope) -> Callable[[Frame, Any], None]:
+    def target(self, node: ast.expr, scope: Scope) -> Callable[[Call, Any], None]:
         line = node.lineno
         if isinstance(node, ast.Name):
             key = self.store_key(node.id, scope)
 
-            def assign_name(f: Frame, v: Any) -> None:
-                f[key] = v
+            def assign_name(call: Call, v: Any) -> None:
+                call[key] = v
 
             return assign_name
         if isinstance(node, (ast.Tuple, ast.List)):
             parts = [self.target(element, scope) for element in node.elts]
             count, meter = len(parts), self.meter
+            width = count if count > NARROW else 0
 
-            def assign_many(f: Frame, v: Any) -> None:
-                meter.charge(count)
+            def assign_many(call: Call, v: Any) -> None:
+                if width:
+                    meter.charge(width)
                 if type(v) not in (list, tuple, range, str):
                     raise type_error(line, f"cannot unpack {a_type(v)} into {count} names")
                 if len(v) != count:
                     detail = f"expected {count} values to unpack, got {len(v)}"
                     raise value_error(line, detail)
                 for part, item in zip(parts, tuple(v)):  # unpack first, as Python does
-                    part(f, item)
+                    part(call, item)
 
             return assign_many
         assert isinstance(node, ast.Subscript)
@@ -673,8 +678,8 @@ class Compiler:
         index = self.expr(node.slice, scope)
         put = self.store_index
 
-        def assign_item(f: Frame, v: Any) -> None:
-            put(container(f), index(f), v, line)
+        def assign_item(call: Call, v: Any) -> None:
+            put(container(call), index(call), v, line)
 
         return assign_item
 
@@ -684,7 +689,7 @@ class Compiler:
 
     def e_Constant(self, node: ast.Constant, scope: Scope) -> Run:
         value = node.value
-        return lambda f: value
+        return lambda call: value
 
     def e_Name(self, node: ast.Name, scope: Scope) -> Run:
         return self.load(node.id, scope, node.lineno)
@@ -692,17 +697,17 @@ class Compiler:
     def e_Attribute(self, node: ast.Attribute, scope: Scope) -> Run:
         assert is_math_attribute(node)
         function = BUILTINS[node.attr]
-        return lambda f: function
+        return lambda call: function
 
     def e_List(self, node: ast.List, scope: Scope) -> Run:
         parts = [self.expr(element, scope) for element in node.elts]
         if len(parts) <= NARROW:
-            return lambda f: [part(f) for part in parts]
+            return lambda call: [part(call) for part in parts]
         width, meter = len(parts), self.meter
 
-        def run_wide_list(f: Frame) -> list:
+        def run_wide_list(call: Call) -> list:
             meter.charge(width)
-            return [part(f) for part in parts]
+            return [part(call) for part in parts]
 
         return run_wide_list
 
@@ -710,26 +715,26 @@ class Compiler:
         parts = [self.expr(element, scope) for element in node.elts]
         if len(parts) == 2:
             first, second = parts
-            return lambda f: (first(f), second(f))
+            return lambda call: (first(call), second(call))
         listed = self.e_List(node, scope)  # type: ignore[arg-type]
-        return lambda f: tuple(listed(f))
+        return lambda call: tuple(listed(call))
 
     def e_Dict(self, node: ast.Dict, scope: Scope) -> Run:
         pairs = [(self.expr(k, scope), self.expr(v, scope)) for k, v in zip(node.keys, node.values)]
         line, meter = node.lineno, self.meter
 
-        def run_dict(f: Frame) -> dict:
+        def run_dict(call: Call) -> dict:
             out = {}
             meter.charge(len(pairs))
             for key, value in pairs:
-                out[dict_key(meter, key(f), line)] = value(f)
+                out[dict_key(meter, key(call), line)] = value(call)
             return out
 
         return run_dict
 
     def e_IfExp(self, node: ast.IfExp, scope: Scope) -> Run:
         test, body, orelse = (self.expr(n, scope) for n in (node.test, node.body, node.orelse))
-        return lambda f: body(f) if test(f) else orelse(f)
+        return lambda call: body(call) if test(call) else orelse(call)
 
     def e_BoolOp(self, node: ast.BoolOp, scope: Scope) -> Run:
         values = [self.expr(v, scope) for v in node.values]
@@ -737,13 +742,13 @@ class Compiler:
         if isinstance(node.op, ast.And):
             if len(values) == 2:
                 first, second = values
-                return lambda f: first(f) and second(f)
+                return lambda call: first(call) and second(call)
 
-            def run_and(f: Frame) -> Any:
+            def run_and(call: Call) -> Any:
                 result = None
                 for value in values:
                     meter.charge(1)
-                    result = value(f)
+                    result = value(call)
                     if not result:
                         return result
                 return result
@@ -751,13 +756,13 @@ class Compiler:
             return run_and
         if len(values) == 2:
             first, second = values
-            return lambda f: first(f) or second(f)
+            return lambda call: first(call) or second(call)
 
-        def run_or(f: Frame) -> Any:
+        def run_or(call: Call) -> Any:
             result = None
             for value in values:
                 meter.charge(1)
-                result = value(f)
+                result = value(call)
                 if result:
                     return result
             return result
@@ -768,12 +773,12 @@ class Compiler:
         operand = self.expr(node.operand, scope)
         line = node.lineno
         if isinstance(node.op, ast.Not):
-            return lambda f: not operand(f)
+            return lambda call: not operand(call)
         negate = isinstance(node.op, ast.USub)
         symbol = "-" if negate else "+"
 
-        def run_sign(f: Frame) -> Any:
-            v = operand(f)
+        def run_sign(call: Call) -> Any:
+            v = operand(call)
             if type(v) is float:
                 return -v if negate else v
             if type(v) in INTS:
@@ -790,10 +795,10 @@ class Compiler:
         line, checked = node.lineno, self.fast[op]
         native = _NATIVE.get(op) if op != "/" else None
         if native is None:
-            return lambda f: checked(left(f), right(f), line)
+            return lambda call: checked(left(call), right(call), line)
 
-        def run_binary(f: Frame) -> Any:
-            a, b = left(f), right(f)
+        def run_binary(call: Call) -> Any:
+            a, b = left(call), right(call)
             ta, tb = type(a), type(b)
             if ta is float and tb is float:
                 r = native(a, b)
@@ -824,8 +829,8 @@ class Compiler:
                     "GtE": operator.ge,
                 }[op]
 
-                def run_order(f: Frame) -> bool:
-                    a, b = left(f), right(f)
+                def run_order(call: Call) -> bool:
+                    a, b = left(call), right(call)
                     if (type(a) is int or type(a) is float) and (
                         type(b) is int or type(b) is float
                     ):
@@ -833,15 +838,15 @@ class Compiler:
                     return compare(op, a, b, line)
 
                 return run_order
-            return lambda f: compare(op, left(f), right(f), line)
+            return lambda call: compare(op, left(call), right(call), line)
 
         meter = self.meter
 
-        def run_chain(f: Frame) -> bool:
-            a = left(f)
+        def run_chain(call: Call) -> bool:
+            a = left(call)
             for op, right in zip(ops, rights):
                 meter.charge(1)
-                b = right(f)
+                b = right(call)
                 if not compare(op, a, b, line):
                     return False
                 a = b
@@ -854,7 +859,7 @@ class Compiler:
         if isinstance(value, ast.Name) and value.id in TYPE_NAMES:
             kind, _ = self.resolve(value.id, scope)
             if kind in ("const", "missing"):  # list[float]: a type alias, never indexed
-                return lambda f: TYPE_ALIAS
+                return lambda call: TYPE_ALIAS
         container = self.expr(value, scope)
         part = node.slice
         if isinstance(part, ast.Slice):
@@ -864,16 +869,16 @@ class Compiler:
             ]
             cut = self.slice
 
-            def run_slice(f: Frame) -> Any:
-                c = container(f)
-                lo, hi, step = (None if b is None else b(f) for b in bounds)
+            def run_slice(call: Call) -> Any:
+                c = container(call)
+                lo, hi, step = (None if b is None else b(call) for b in bounds)
                 return cut(c, lo, hi, step, line)
 
             return run_slice
         index, get = self.expr(part, scope), self.index
 
-        def run_index(f: Frame) -> Any:
-            c, i = container(f), index(f)
+        def run_index(call: Call) -> Any:
+            c, i = container(call), index(call)
             if type(i) is int and type(c) is list:
                 try:
                     return c[i]
@@ -908,43 +913,43 @@ class Compiler:
         if len(loops) == 1 and loops[0][3] and not loops[0][2]:
             items, _, _, key = loops[0]
 
-            def run_simple(f: Frame) -> list:
+            def run_simple(call: Call) -> list:
                 out: list = []
                 append = out.append
-                for v in iterable(items(f), line):
+                for v in iterable(items(call), line):
                     meter.left -= 1
                     if meter.left <= 0:
                         meter.refill()
-                    f[key] = v
-                    append(element(f))
+                    call[key] = v
+                    append(element(call))
                 return out
 
             return run_simple
 
-        def nest(position: int) -> Callable[[Frame, list], None]:
+        def nest(position: int) -> Callable[[Call, list], None]:
             items, assign, conditions, _ = loops[position]
             inner = nest(position + 1) if position + 1 < len(loops) else None
             steps = 1 if len(conditions) <= NARROW else 1 + len(conditions)
 
-            def run_loop(f: Frame, out: list) -> None:
-                for v in iterable(items(f), line):
+            def run_loop(call: Call, out: list) -> None:
+                for v in iterable(items(call), line):
                     meter.left -= steps
                     if meter.left <= 0:
                         meter.refill()
-                    assign(f, v)
-                    if all(condition(f) for condition in conditions):
+                    assign(call, v)
+                    if all(condition(call) for condition in conditions):
                         if inner is None:
-                            out.append(element(f))
+                            out.append(element(call))
                         else:
-                            inner(f, out)
+                            inner(call, out)
 
             return run_loop
 
         outer = nest(0)
 
-        def run_comprehension(f: Frame) -> list:
+        def run_comprehension(call: Call) -> list:
             out: list = []
-            outer(f, out)
+            outer(call, out)
             check_size(len(out), line)
             return out
 
@@ -959,11 +964,11 @@ class Compiler:
         owner, value = self.expr(method.value, scope), self.expr(node.args[0], scope)
         line, meter = node.lineno, self.meter
 
-        def run_append(f: Frame) -> None:
-            xs = owner(f)
+        def run_append(call: Call) -> None:
+            xs = owner(call)
             if type(xs) is not list:
                 raise type_error(line, f"`.append` works on a list, not on {a_type(xs)}")
-            v = value(f)
+            v = value(call)
             check_size(len(xs) + 1, line)
             meter.charge(1)
             xs.append(v)
@@ -995,20 +1000,20 @@ class Compiler:
         if starred:
             collect = self.collect
 
-            def arguments(f: Frame) -> list:
-                return collect(args, f, line)
+            def arguments(call: Call) -> list:
+                return collect(args, call, line)
         else:
             plain = [a for _, a in args]
 
-            def arguments(f: Frame) -> list:
+            def arguments(call: Call) -> list:
                 meter.charge(len(plain))
-                return [a(f) for a in plain]
+                return [a(call) for a in plain]
 
-        def keyword_values(f: Frame) -> dict[str, Any] | None:
+        def keyword_values(call: Call) -> dict[str, Any] | None:
             if not keywords:
                 return None
             meter.charge(len(keywords))
-            return {name: value(f) for name, value in keywords}
+            return {name: value(call) for name, value in keywords}
 
         if kind == "const":
             builtin = function
@@ -1018,19 +1023,19 @@ class Compiler:
             fits = builtin.high is None or builtin.high >= len(args)
             if not starred and not keywords and len(args) == 1 and builtin.low <= 1 and fits:
                 only = args[0][1]
-                return lambda f: impl(meter, line, only(f))
+                return lambda call: impl(meter, line, only(call))
             if not starred and not keywords and len(args) == 2 and builtin.low <= 2 and fits:
                 one, two = args[0][1], args[1][1]
-                return lambda f: impl(meter, line, one(f), two(f))
-            return lambda f: builtin.call(meter, arguments(f), keyword_values(f), line)
+                return lambda call: impl(meter, line, one(call), two(call))
+            return lambda call: builtin.call(meter, arguments(call), keyword_values(call), line)
 
         callee = self.load(node.func.id, scope, line)  # type: ignore[attr-defined]
         if not starred and not keywords and len(args) == 1:
             only = args[0][1]
 
-            def run_call_one(f: Frame) -> Any:
-                fn = callee(f)
-                a = only(f)
+            def run_call_one(call: Call) -> Any:
+                fn = callee(call)
+                a = only(call)
                 if type(fn) is Function:
                     return fn.call((a,), None, line)
                 return call_value(fn, (a,), None, line)
@@ -1039,18 +1044,18 @@ class Compiler:
         if not starred and not keywords and len(args) == 2:
             one, two = args[0][1], args[1][1]
 
-            def run_call_two(f: Frame) -> Any:
-                fn = callee(f)
-                a, b = one(f), two(f)
+            def run_call_two(call: Call) -> Any:
+                fn = callee(call)
+                a, b = one(call), two(call)
                 if type(fn) is Function:
                     return fn.call((a, b), None, line)
                 return call_value(fn, (a, b), None, line)
 
             return run_call_two
 
-        def run_call(f: Frame) -> Any:
-            fn = callee(f)
-            return call_value(fn, arguments(f), keyword_values(f), line)
+        def run_call(call: Call) -> Any:
+            fn = callee(call)
+            return call_value(fn, arguments(call), keyword_values(call), line)
 
         return run_call
 
@@ -1062,10 +1067,10 @@ class Compiler:
             return fn.call(self.meter, args, kwargs, line)
         raise type_error(line, f"{a_type(fn)} is not a function")
 
-    def collect(self, args: list[tuple[bool, Run]], f: Frame, line: int) -> list:
+    def collect(self, args: list[tuple[bool, Run]], call: Call, line: int) -> list:
         out: list = []
         for star, value in args:
-            v = value(f)
+            v = value(call)
             if not star:
                 out.append(v)
                 continue
@@ -1332,7 +1337,7 @@ def ensure_stack_room() -> None:
     depth, frame = 0, sys._getframe()
     while frame is not None:
         depth, frame = depth + 1, frame.f_back
-    needed = depth + FRAME_BUDGET + 800
+    needed = depth + STACK_BUDGET + 800
     if sys.getrecursionlimit() < needed:
         sys.setrecursionlimit(needed)
 
@@ -1351,27 +1356,27 @@ def check_names(source: str, helpers: Sequence[str] = ()) -> None:
     Compiler(Meter(0.0, 0.0), available, {}).module(tree)
 
 
-def run_function(
+def evaluate(
     source: str,
     function: str,
     cases: Sequence[Sequence[Any]],
     helpers: Sequence[str] = (),
     time_limit: float = 1.5,
     elapsed: float = 0.0,
-    clock: Callable[[], float] = time.monotonic,
+    clock: Callable[[], float] = time.thread_time,
 ) -> list[Outcome]:
     """Validate, compile and run ``function(*case)`` for every case, in this process.
 
     ``elapsed``: seconds of the time limit already used (a child process's start-up);
-    ``clock``: what the time limit counts, wall time or (in the child, which the runner may pause
-    while others run) the process's own CPU time.
+    ``clock``: what the time limit counts, CPU time: this thread's (other threads and a busy
+    machine do not shorten it) or, in the child, which the runner may pause, the process's.
     """
     ensure_stack_room()
     deadline = clock() + max(time_limit - elapsed, 0.05)
     available = available_names(helpers)
     tree = parse(source)
     meter = Meter(time_limit, deadline, clock=clock)
-    module: Frame = {}
+    module: Call = {}
     try:
         body = Compiler(meter, available, module).module(tree)
         body(module)

@@ -57,7 +57,7 @@ def can_isolate() -> bool:
     )
 
 
-def run_function(
+def run_cases(
     source: str,
     function: str,
     cases: Sequence[Sequence[Any]],
@@ -92,7 +92,7 @@ def run_function(
                 )
         started = time.monotonic()
         try:
-            return interpreter.run_function(source, function, plain, helpers, time_limit)
+            return interpreter.evaluate(source, function, plain, helpers, time_limit)
         except SandboxError:
             raise
         except Exception:  # a flaw of the checker must not reach the page as a traceback

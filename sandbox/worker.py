@@ -78,7 +78,7 @@ def load_before_limits() -> None:
 def main() -> int:
     sys.path.insert(0, ROOT)  # -I leaves the project out of sys.path
     from sandbox.errors import MAX_OUTPUT, SandboxError
-    from sandbox.interpreter import run_function
+    from sandbox.interpreter import evaluate
 
     load_before_limits()
 
@@ -86,7 +86,7 @@ def main() -> int:
     time_limit = float(request["time_limit"])
     apply_limits(time_limit)
     try:
-        outcomes = run_function(
+        outcomes = evaluate(
             request["source"],
             request["function"],
             decode(request["cases"]),

@@ -1,6 +1,6 @@
 """Hostile code: escape and denial-of-service attempts, each refused or stopped with a clear error.
 
-Every case goes through the real path the app uses (``run_function`` with ``isolate=True``: a child
+Every case goes through the real path the app uses (``run_cases`` with ``isolate=True``: a child
 process with resource limits). Each must end with the named error code in under 2 s: that bound
 is the issue's safety requirement against a denial of service, not a performance benchmark.
 Loops that only burn time may end on either budget, steps or wall time, whichever comes first.
@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sandbox import SandboxError, run_function, runner, source_lines
+from sandbox import SandboxError, run_cases, runner, source_lines
 from sandbox.scheduler import Scheduler
 
 SAFETY_SECONDS = 2.0
@@ -387,7 +387,7 @@ def _child_process_available() -> None:
 def test_hostile_code_is_refused_or_stopped(source: str, code: str | set, params: dict) -> None:
     start = time.perf_counter()
     try:
-        outcomes = run_function(source, "f", [()] * 3, isolate=True)
+        outcomes = run_cases(source, "f", [()] * 3, isolate=True)
         errors = [o.error for o in outcomes if o.error is not None]
         error = errors[0] if errors else None
     except SandboxError as err:
@@ -430,15 +430,15 @@ MANY_PARAMETERS = "def g(" + ", ".join(f"a{i}" for i in range(400)) + "):\n    r
 
 @pytest.mark.parametrize(("body", "least"), [c[1:] for c in CHARGED], ids=[c[0] for c in CHARGED])
 def test_work_is_charged_by_its_size(body: str, least: int) -> None:
-    [outcome] = run_function(f(body), "f", [()], isolate=False)
+    [outcome] = run_cases(f(body), "f", [()], isolate=False)
     assert outcome.error is None, outcome.error
     assert outcome.steps >= least
 
 
 def test_a_call_charges_its_parameters_and_a_child_reports_the_steps() -> None:
     source = MANY_PARAMETERS + f("x = [0] * 400\nreturn g(*x)")
-    [local] = run_function(source, "f", [()], isolate=False)
-    [child] = run_function(source, "f", [()], isolate=True)
+    [local] = run_cases(source, "f", [()], isolate=False)
+    [child] = run_cases(source, "f", [()], isolate=True)
     assert local.value == child.value == 0
     assert local.steps == child.steps >= 400 + 400 + 1  # [0] * 400, *x, the 400 names bound
 
@@ -448,7 +448,7 @@ def test_dicts_whose_number_keys_share_one_hash_stay_fast() -> None:
     source = f(
         COLLIDING + "\ne = {}\nfor k in d:\n    e[k] = d[k]\nreturn len(d), d == e, 7 in d, d[0]"
     )
-    [outcome] = run_function(source, "f", [()], isolate=True)
+    [outcome] = run_cases(source, "f", [()], isolate=True)
     assert outcome.error is None, outcome.error
     assert outcome.value == [20000, True, False, 0]
     assert outcome.steps < 200000  # a few steps a key, not a walk through the keys each time
@@ -469,13 +469,13 @@ def test_dicts_whose_number_keys_share_one_hash_stay_fast() -> None:
 )
 def test_number_keys_behave_as_in_python(body: str, value: object) -> None:
     for isolate in (False, True):
-        [outcome] = run_function(f(body), "f", [()], isolate=isolate)
+        [outcome] = run_cases(f(body), "f", [()], isolate=isolate)
         assert outcome.error is None, outcome.error
         assert outcome.value == value
 
 
 def test_nan_is_not_a_dict_key() -> None:
-    [outcome] = run_function(f("return {float('nan'): 1}"), "f", [()], isolate=False)
+    [outcome] = run_cases(f("return {float('nan'): 1}"), "f", [()], isolate=False)
     assert (outcome.error.code, outcome.error.params["line"]) == ("type", 2)
 
 
@@ -483,9 +483,7 @@ def test_append_costs_what_plus_equals_costs() -> None:
     appended = f("x = []\nfor i in range(1000):\n    x.append([i])\nreturn x")
     added = f("x = []\nfor i in range(1000):\n    x += [[i]]\nreturn x")
     full_width = f("ｘ = []\nfor i in range(1000):\n    ｘ.ａｐｐｅｎｄ([i])\nreturn x")
-    [a], [b], [c] = (
-        run_function(s, "f", [()], isolate=True) for s in (appended, added, full_width)
-    )
+    [a], [b], [c] = (run_cases(s, "f", [()], isolate=True) for s in (appended, added, full_width))
     assert a.value == b.value == c.value == [[i] for i in range(1000)]
     assert a.steps == b.steps == c.steps == 1000 + 1000 + 4  # loop, elements, call, 3 statements
     assert a.error is b.error is None
@@ -522,7 +520,7 @@ UNICODE_NAMES = [
 def test_names_outside_ascii_work_in_the_child(
     source: str, function: str, args: tuple, value: object
 ) -> None:
-    [outcome] = run_function(source, function, [args], isolate=True)
+    [outcome] = run_cases(source, function, [args], isolate=True)
     assert outcome.error is None, outcome.error
     assert outcome.value == value
 
@@ -541,7 +539,7 @@ def test_a_layer_norm_written_with_accents_is_right() -> None:
     )
     x = [[1.0, 2.0, 3.0, 4.0], [0.5, -0.5, 2.0, 0.0]]
     sub = [[0.5, 0.0, -1.0, 2.0], [1.0, 1.0, 1.0, 1.0]]
-    [outcome] = run_function(source, "add_and_norm", [(x, sub, 1e-5)], isolate=True)
+    [outcome] = run_cases(source, "add_and_norm", [(x, sub, 1e-5)], isolate=True)
     assert outcome.error is None, outcome.error
     r = np.array(x) + np.array(sub)
     expected = (r - r.mean(1, keepdims=True)) / np.sqrt(r.var(1, keepdims=True) + 1e-5)
@@ -566,7 +564,7 @@ BREAKS = {
 def test_the_verdict_names_the_line_python_counts(mark: str, where: str) -> None:
     first = f"s = 'a{mark}b'" if where == "text" else f"s = 1  # a{mark}b"
     source = f"def f():\n    {first}\n    return 1 / 0\n"
-    [outcome] = run_function(source, "f", [()], isolate=True)
+    [outcome] = run_cases(source, "f", [()], isolate=True)
     line = outcome.error.params["line"]
     assert (outcome.error.code, line) == ("zero_division", 3)
     assert source_lines(source)[line - 1].strip() == "return 1 / 0"
@@ -575,11 +573,11 @@ def test_the_verdict_names_the_line_python_counts(mark: str, where: str) -> None
 @pytest.mark.parametrize("end", ["\r", "\r\n", "\n"], ids=["cr", "crlf", "lf"])
 def test_lines_end_as_python_ends_them(end: str) -> None:
     source = end.join(["def f():", "    s = 1", "    return 1 / 0", ""])
-    [outcome] = run_function(source, "f", [()], isolate=True)
+    [outcome] = run_cases(source, "f", [()], isolate=True)
     assert outcome.error.params["line"] == 3
     assert source_lines(source)[2] == "    return 1 / 0"
     with pytest.raises(SandboxError) as caught:
-        run_function(end.join(["def f():", "    return 1\x00"]), "f", [()])
+        run_cases(end.join(["def f():", "    return 1\x00"]), "f", [()])
     assert (caught.value.code, caught.value.params["line"]) == ("syntax", 2)
 
 
@@ -596,7 +594,7 @@ def _class(queue: Scheduler, students: int, looping: int, time_limit: float) -> 
     def student(n: int) -> None:
         source = LOOPING if n % (students // looping) == 0 else RIGHT
         try:
-            [outcome] = run_function(source, "f", [(n,)], time_limit=time_limit, owner=n)
+            [outcome] = run_cases(source, "f", [(n,)], time_limit=time_limit, owner=n)
             answer: object = outcome.value if outcome.error is None else outcome.error.code
         except SandboxError as err:
             answer = err.code
@@ -717,7 +715,7 @@ def _children() -> list[str]:
 
 def test_the_runner_recovers_after_the_hostile_suite() -> None:
     source = "def f(a, b):\n    return [x * y for x, y in zip(a, b)]\n"
-    outcomes = run_function(source, "f", [([1.0, 2.0], [3.0, 4.0])], isolate=True)
+    outcomes = run_cases(source, "f", [([1.0, 2.0], [3.0, 4.0])], isolate=True)
     assert [o.value for o in outcomes] == [[3.0, 8.0]]
     if Path("/proc/self/stat").exists():
         assert _children() == []

@@ -15,12 +15,12 @@ import random
 import pytest
 
 from llm import attention, nn
-from sandbox import ALLOWED_CALLS, HELPERS, SandboxError, check_source, run_function
+from sandbox import ALLOWED_CALLS, HELPERS, SandboxError, check_source, run_cases
 
 
 def run(source: str, *args: object, function: str = "f", helpers: tuple[str, ...] = ()) -> object:
     """The value of one call, or raise the error of that case."""
-    [outcome] = run_function(source, function, [args], helpers, isolate=False)
+    [outcome] = run_cases(source, function, [args], helpers, isolate=False)
     if outcome.error is not None:
         raise outcome.error
     return outcome.value
@@ -415,7 +415,7 @@ def test_wrong_number_of_case_arguments_is_an_arguments_error() -> None:
 )
 def test_a_static_mistake_stops_the_whole_run(source: str, code: str, params: dict) -> None:
     with pytest.raises(SandboxError) as caught:
-        run_function(source, "f", [(1,), (2,)], isolate=False)
+        run_cases(source, "f", [(1,), (2,)], isolate=False)
     err = caught.value
     assert err.code == code, err
     assert {k: err.params.get(k) for k in params} == params
@@ -423,13 +423,13 @@ def test_a_static_mistake_stops_the_whole_run(source: str, code: str, params: di
 
 def test_unknown_names_list_what_is_available() -> None:
     with pytest.raises(SandboxError) as caught:
-        run_function("def f(x):\n    return sorted(x)", "f", [([1],)], ("dot",), isolate=False)
+        run_cases("def f(x):\n    return sorted(x)", "f", [([1],)], ("dot",), isolate=False)
     available = str(caught.value.params["available"]).split(", ")
     assert available == [*ALLOWED_CALLS, "dot"]
 
 
 def test_an_error_in_one_case_does_not_stop_the_next() -> None:
-    outcomes = run_function("def f(x):\n    return 1 / x", "f", [(2,), (0,), (4,)], isolate=False)
+    outcomes = run_cases("def f(x):\n    return 1 / x", "f", [(2,), (0,), (4,)], isolate=False)
     assert [o.value for o in outcomes] == [0.5, None, 0.25]
     assert [o.error.code if o.error else None for o in outcomes] == [None, "zero_division", None]
 
