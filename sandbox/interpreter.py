@@ -1293,9 +1293,13 @@ def from_plain(value: Any, depth: int = 0) -> Any:
     if kind in (list, tuple):
         return [from_plain(v, depth + 1) for v in value]
     if kind is dict:
-        if not all(type(k) in KEYS and k == k for k in value):
+        keys = [plain_key(k) for k in value]  # plain, or already as the interpreter holds them
+        if not all(type(k) in KEYS and k == k for k in keys):
             raise TypeError("dict keys of case values must be numbers or text")
-        return {dict_key(FREE, k, 0): from_plain(v, depth + 1) for k, v in value.items()}
+        return {
+            dict_key(FREE, k, 0): from_plain(v, depth + 1)
+            for k, v in zip(keys, value.values(), strict=True)
+        }
     if isinstance(value, bool):
         return bool(value)
     if isinstance(value, int):

@@ -11,6 +11,7 @@ killed: whatever the code does, a check that runs alone is answered within 2 s o
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import importlib.util
 import json
@@ -40,6 +41,7 @@ WORKER = Path(__file__).resolve().with_name("worker.py")
 SCHEDULER = Scheduler()  # this server process's queue
 _log = logging.getLogger(__name__)
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+_LIVE: set[subprocess.Popen] = set()  # the children running or paused now
 
 
 class _SpawnFailed(Exception):
@@ -104,6 +106,14 @@ def run_cases(
         scheduler.leave(turn)
 
 
+@atexit.register
+def _kill_live() -> None:
+    """At the server's exit: kill the children still there (a paused one would wait forever)."""
+    for process in list(_LIVE):
+        with contextlib.suppress(OSError):
+            process.kill()
+
+
 def _feed(pipe: Any, data: bytes) -> None:
     """Write the request to the child's stdin and close it (a child that died reads nothing)."""
     try:
@@ -158,6 +168,7 @@ def _run_child(
         )
     except OSError as err:
         raise _SpawnFailed(str(err)) from err
+    _LIVE.add(process)
     # A thread of its own writes the request: the child reads it all before it answers, and
     # communicate() cannot go on writing after a timeout.
     feeder = threading.Thread(target=_feed, args=(process.stdin, json.dumps(request).encode()))
@@ -194,6 +205,7 @@ def _run_child(
             process.kill()
             process.communicate()
         feeder.join()
+        _LIVE.discard(process)
     return _reply(process.returncode, stdout, stderr, time_limit)
 
 

@@ -24,8 +24,8 @@ def encode(value: Any) -> Any:
     """Plain values -> JSON-ready values (a dict becomes {"dict": [[key, value], ...]})."""
     if isinstance(value, (list, tuple)):
         return [encode(v) for v in value]
-    if isinstance(value, dict):
-        return {"dict": [[k, encode(v)] for k, v in value.items()]}
+    if isinstance(value, dict):  # a number key as the interpreter holds it goes as the number
+        return {"dict": [[getattr(k, "value", k), encode(v)] for k, v in value.items()]}
     return value
 
 

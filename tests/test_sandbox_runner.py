@@ -58,6 +58,13 @@ def test_the_child_and_the_in_process_run_agree() -> None:
     assert child[3].error.code == "zero_division"
 
 
+def test_dict_case_arguments_keep_their_keys() -> None:
+    source = 'def f(d):\n    return d[2] + d["a"] + d[1.0], d'
+    for isolate in (True, False):
+        [outcome] = run_cases(source, "f", [({2: 1.5, "a": 2, True: 0.5},)], isolate=isolate)
+        assert outcome.value == [4.0, {2: 1.5, "a": 2, True: 0.5}]
+
+
 def test_numpy_case_arguments_are_taken_as_plain_lists() -> None:
     source = "def f(m):\n    return [sum(row) for row in m]"
     cases = [(np.array([[1.0, 2.0], [3.0, 4.5]]),)]
