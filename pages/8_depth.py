@@ -88,6 +88,7 @@ variant = right.radio(
 )
 runs = stacks(s.text, cfg.d_model, cfg.n_heads, cfg.seed, cfg.embeddings, n_layers)
 top = n_layers  # the output's index in every curve
+layers_text = t("one_layer") if n_layers == 1 else t("many_layers", n=n_layers)
 layer_axis = list(range(n_layers + 1))
 at_top = {v: run.rms[-1] for v, run in runs.items()}
 
@@ -110,9 +111,12 @@ x0 = runs["none"].rms[0]
 st.write(
     " ".join(
         [
-            t("rms_read", x0=n(x0), layers=n_layers, **{v: n(r) for v, r in at_top.items()}),
+            t("rms_read", x0=n(x0), n_layers=layers_text, **{v: n(r) for v, r in at_top.items()}),
             t("rms_none", trend=trend(at_top["none"] / x0)),
-            t("rms_residual", trend=trend(at_top["residual"] / x0)),
+            t(
+                "rms_residual" if at_top["residual"] / x0 >= 3.0 else "rms_residual_short",
+                trend=trend(at_top["residual"] / x0),
+            ),
             t("rms_ln", trend=trend(at_top["pre_ln"] / x0)),
         ]
     )
@@ -152,13 +156,13 @@ else:
     st.write(
         t(
             "sim_read",
-            layers=n_layers,
+            n_layers=layers_text,
             **{v: cosine(c[-1]) for v, c in similarity.items()},
             **{f"c_{v}": n(c) for v, c in last_c.items()},
         )
     )
     most, least = max(last_c, key=last_c.get), min(last_c, key=last_c.get)
-    st.write(t("sim_why"))
+    st.write(t("sim_why" if similarity["residual"][-1] > 0.9 else "sim_what"))
     if last_c[least] > 0.0:
         st.write(
             t(
@@ -193,6 +197,8 @@ if r_none < 0.1:
 elif r_none <= 10.0:
     along = grad["none"] / top_grad
     sentences.append(t("grad_none_not", r=n(r_none), low=n(along.min()), high=n(along.max())))
+    if last_c["none"] < 0.01:
+        sentences.append(t("grad_none_collapse"))
 else:
     sentences.append(t("grad_none_grows", r=n(r_none)))
 key = "grad_residual_explode" if ratio["residual"] > 10.0 else "grad_residual_tame"
@@ -214,7 +220,7 @@ heatmap_grid(
     [features] * 2,
     [
         t("rows_in", rms=n(chosen.rms[0])),
-        t("rows_out", layers=n_layers, variant=variant, rms=n(chosen.rms[top])),
+        t("rows_out", n_layers=layers_text, variant=variant, rms=n(chosen.rms[top])),
     ],
     key="rows",
     phone=s.phone,
@@ -223,7 +229,9 @@ heatmap_grid(
     y_title=t("token"),
     per_row=2,
 )
-st.caption(t("rows_read", c0=n(chosen.collapse[0]), cl=n(chosen.collapse[top]), layers=n_layers))
+st.caption(
+    t("rows_read", c0=n(chosen.collapse[0]), cl=n(chosen.collapse[top]), n_layers=layers_text)
+)
 
 st.subheader(t("training_title"), anchor=False)
 st.write(t("training"))

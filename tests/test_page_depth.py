@@ -138,3 +138,18 @@ def test_the_largest_setting() -> None:
     st = llm.depth_stack(cfg, llm.tokenize(SENTENCE_32), 24, "post_ln")
     np.testing.assert_allclose(lines(at, "grad")["post_ln"], st.grad_norm, rtol=1e-15)
     assert z_of(figure(at, "rows"), 1).shape == (32, 64)
+
+
+def test_layer_chart_axes() -> None:
+    from ui.layer_charts import layer_chart, spans_decades
+
+    assert spans_decades({"a": [1.0, 99.0]}) is False
+    assert spans_decades({"a": [1.0, 2.0], "b": [0.0, 100.0]}) is True  # 0 is not positive
+    assert spans_decades({"a": [0.0, 5.0]}) is False
+    chart = layer_chart({"a": [1.0, 0.0, 1000.0], "b": [2.0, 3.0, 4.0]}, [0, 1, 2], bold="b")
+    assert chart["layout"]["yaxis"]["type"] == "log"
+    assert chart["data"][0]["y"] == [1.0, None, 1000.0]  # no 0 on a log axis
+    assert [t["line"]["width"] for t in chart["data"]] == [1.8, 3.5]
+    flat = layer_chart({"a": [0.5, -0.2]}, [0, 1], log=False)
+    assert "type" not in flat["layout"]["yaxis"] and flat["data"][0]["y"] == [0.5, -0.2]
+    assert flat["layout"]["showlegend"] is False
