@@ -123,3 +123,17 @@ def attention(rng: np.random.Generator) -> list[tuple[Any, ...]]:
         x = normal(rng, t, d_model)
         cases.append((x, *(normal(rng, d_model, d_head) * 1.5 for _ in range(3))))
     return cases
+
+
+def depth(rng: np.random.Generator) -> list[tuple[Any, ...]]:
+    """Stacks of 3, 2, 4 and 1 layers; sublayer weights of scale 0.5 keep every wiring apart."""
+    cases = []
+    for t, d_model, layers, eps in (
+        (4, 3, 3, 1e-5),
+        (2, 5, 2, 1e-3),
+        (1, 4, 4, 1e-5),
+        (3, 2, 1, 1e-5),
+    ):
+        ws = [normal(rng, d_model, d_model) * 0.5 for _ in range(layers)]
+        cases.append((normal(rng, t, d_model), ws, eps))
+    return cases

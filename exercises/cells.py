@@ -17,11 +17,14 @@ from typing import Any
 import numpy as np
 
 from exercises import cases as hidden
-from exercises import mistakes
+from exercises import mistakes, solutions
 from exercises.cases import Case, describe, rng_for
 from exercises.current import Current
 from exercises.mistakes import Mistake
 from llm import attention, engine, nn
+from llm.depth import layer_params
+
+MAX_CHECKED_LAYERS = 6  # the depth cell checks the page's first layers: more only take longer
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,12 @@ def _sources(functions: tuple[Callable[..., Any], ...]) -> str:
 
 def _head(c: Current) -> engine.HeadTrace:
     return c.run.trace.heads[c.head]
+
+
+def _layers(c: Current) -> tuple[Any, ...]:
+    """The page's X and the W_O of its first layers (as the depth page draws them), its eps."""
+    params = layer_params(c.run.cfg, max(1, min(c.layers, MAX_CHECKED_LAYERS)))
+    return c.run.x, [p.W_O for p in params], c.eps
 
 
 CELLS: tuple[Cell, ...] = (
@@ -191,6 +200,22 @@ CELLS: tuple[Cell, ...] = (
         ),
         hidden_args=hidden.attention,
         mistakes=mistakes.ATTENTION,
+    ),
+)
+
+CELLS += (
+    Cell(
+        id="depth",
+        chapter=9,
+        page="depth",
+        function="stack_post_ln",
+        params=("x", "ws", "eps"),
+        helpers=("matmul",),
+        solution=(nn.add, nn.layer_norm, solutions.stack_post_ln),
+        reference=mistakes.stack,
+        current_args=_layers,
+        hidden_args=hidden.depth,
+        mistakes=mistakes.DEPTH,
     ),
 )
 

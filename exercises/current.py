@@ -44,7 +44,7 @@ class Current:
     head: int = 0
     causal: bool = True
     eps: float = 1e-5
-    layers: int = 3  # the depth page's number of layers
+    layers: int = 1  # the depth page's number of layers
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 A mistake is what a learner's function returns when it makes that mistake: ``wrong(*args)`` on
 the same arguments as the cell. The right answers and the wrong ones share one function each
-(``pattern_of``, ``attention``, ``norm``), a keyword away from each other.
+(``pattern_of``, ``attention``, ``norm``, ``stack``), a keyword away from each other.
 """
 
 from __future__ import annotations
@@ -79,6 +79,38 @@ def norm(
         return (m - mean) / denom
 
 
+def stack(
+    x: np.ndarray, ws: Sequence[np.ndarray], eps: float, wiring: str = "post_ln"
+) -> np.ndarray:
+    """Layers of ``x = LN(x + x · w)``, or one of the usual wrong wirings of the recipe.
+
+    ``pre_ln`` x + LN(x) · w (LN before the residual); ``norm_first`` LN(x) + x · w;
+    ``no_residual`` LN(x · w); ``no_norm`` x + x · w; ``norm_once`` one LN after the last layer;
+    ``not_chained`` every layer reads the input, not the layer before; ``sample_std`` and
+    ``eps_outside`` LayerNorm's own mistakes. Shapes: [T, d_model], L × [d_model, d_model]
+    -> [T, d_model].
+    """
+    first = x
+    for w in ws:
+        if wiring == "pre_ln":
+            x = x + norm(x, eps) @ w
+        elif wiring == "norm_first":
+            x = norm(x, eps) + x @ w
+        elif wiring == "no_residual":
+            x = norm(x @ w, eps)
+        elif wiring in ("no_norm", "norm_once"):
+            x = x + x @ w
+        elif wiring == "not_chained":
+            x = norm(first + first @ w, eps)
+        elif wiring == "sample_std":
+            x = norm(x + x @ w, eps, ddof=1)
+        elif wiring == "eps_outside":
+            x = norm(x + x @ w, eps, inside=False)
+        else:
+            x = engine.residual_layer_norm(x, x @ w, eps)[1]
+    return norm(x, eps) if wiring == "norm_once" else x
+
+
 SCORES = (
     Mistake("scores_transposed", lambda q, k: k @ q.T),
     Mistake("scores_scaled", lambda q, k: q @ k.T / math.sqrt(q.shape[1])),
@@ -114,4 +146,17 @@ ATTENTION = (
     Mistake("no_scale", lambda *a: attention(*a, d_k=1.0)),
     Mistake("no_mask", lambda *a: attention(*a, causal=False)),
     Mistake("softmax_columns", lambda *a: attention(*a, columns=True)),
+)
+DEPTH = tuple(
+    Mistake(code, lambda x, ws, eps, wiring=wiring: stack(x, ws, eps, wiring))
+    for code, wiring in (
+        ("depth_pre_ln", "pre_ln"),
+        ("depth_norm_first", "norm_first"),
+        ("depth_no_residual", "no_residual"),
+        ("depth_no_norm", "no_norm"),
+        ("depth_norm_once", "norm_once"),
+        ("depth_not_chained", "not_chained"),
+        ("sample_std", "sample_std"),
+        ("eps_outside", "eps_outside"),
+    )
 )

@@ -15,11 +15,12 @@ from ui import progress
 from ui.exercise import verdict_text
 from ui.text.exercises import CELLS
 
-PAGE_OF = {cell.id: page for page in PAGES for cell in ex.CELLS if cell.page == page}
+LESSONS = {**PAGES, "depth": "../pages/8_depth.py"}
+PAGE_OF = {cell.id: page for page in LESSONS for cell in ex.CELLS if cell.page == page}
 
 
 def open_page(cell_id: str, **link: str) -> AppTest:
-    at = AppTest.from_file(PAGES[PAGE_OF[cell_id]], default_timeout=30)
+    at = AppTest.from_file(LESSONS[PAGE_OF[cell_id]], default_timeout=30)
     for key, value in link.items():
         at.query_params[key] = value
     at.run()
@@ -67,13 +68,13 @@ def test_the_solution_is_sent_only_once_its_section_is_opened(cell_id: str) -> N
 
 def test_the_solution_passes_and_the_navigation_marks_the_page() -> None:
     at = open_page("add_norm")
-    assert "0 of 8" in sidebar_text(at)
+    assert f"0 of {len(ex.CELLS)}" in sidebar_text(at)
     check(at, "add_norm", ex.BY_ID["add_norm"].solution_source())
     assert [e.value for e in at.success] == [
         "Correct: all 3 cases pass, the current settings of the page and 2 hidden cases of "
         "other shapes."
     ]
-    assert "1 of 8" in sidebar_text(at)
+    assert f"1 of {len(ex.CELLS)}" in sidebar_text(at)
     # the frame's page list: the solved page carries a check mark, the others do not
     assert "7. Residual + LayerNorm ✓" in sidebar_text(at) or any(
         "✓" in c.value and "LayerNorm" in c.value for c in at.sidebar.caption
@@ -90,7 +91,7 @@ def test_a_usual_mistake_gets_its_own_message() -> None:
     (error,) = at.error
     assert "Case 1 of 3, the current settings of the page: x [5 × 8]" in shown(error)
     assert "n − 1" in shown(error) and "population variance" in shown(error)
-    assert "0 of 8" in sidebar_text(at)
+    assert f"0 of {len(ex.CELLS)}" in sidebar_text(at)
 
 
 def test_a_wrong_value_names_the_first_differing_cell() -> None:
@@ -289,3 +290,23 @@ def test_a_client_that_never_reports_is_asked_a_few_runs_only() -> None:
     at.text_area(key="code_qkv").set_value(OWN_QKV).run()
     assert at.session_state[progress.WORK]["qkv"] == {"code": OWN_QKV}
     assert at.session_state[progress.PUT] == {}  # sent with that run
+
+
+def test_the_depth_page_checks_the_recipe_on_its_own_layers() -> None:
+    solution = ex.BY_ID["depth"].solution_source()
+    pre_ln = solution.replace(
+        "layer_norm(add(x, matmul(x, w)), eps)", "add(x, matmul(layer_norm(x, eps), w))"
+    )
+    assert pre_ln != solution
+    at = check(open_page("depth", layers="3"), "depth", pre_ln)
+    (error,) = at.error
+    assert "Case 1 of 5, the current settings of the page: x [5 × 8], ws 3 × [8 × 8]" in (
+        shown(error)
+    )
+    assert "Pre-LN" in shown(error)
+    check(at, "depth", solution)
+    assert [e.value for e in at.success] == [
+        "Correct: all 5 cases pass, the current settings of the page and 4 hidden cases of "
+        "other shapes."
+    ]
+    assert f"1 of {len(ex.CELLS)}" in sidebar_text(at)

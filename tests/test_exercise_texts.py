@@ -8,7 +8,9 @@ import re
 import pytest
 
 from exercises import BY_ID, CELLS
+from exercises.cells import MAX_CHECKED_LAYERS
 from ui.text import LANGS
+from ui.text.exercise import TEXT as TURN
 from ui.text.exercises import CELLS as TEXTS
 
 KEYS = ("title", "instructions", "template", "hint")
@@ -141,3 +143,24 @@ def test_french_typography(cell_id: str) -> None:
     assert not re.search(r"\w'\w", comments), cell_id  # l’entrée, not l'entrée
     assert texts["title"].startswith("À toi : ")
     assert TEXTS[cell_id]["en"]["title"].startswith("Your turn: ")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_depth_cell_says_what_it_checks(lang: str) -> None:
+    texts = TEXTS["depth"][lang]
+    up_to = {"en": "up to {n}", "fr": "jusqu’à {n}"}[lang].format(n=MAX_CHECKED_LAYERS)
+    assert up_to in texts["instructions"]
+    assert "`matmul(x, ws[l])`" in texts["instructions"]
+    assert (
+        "matmul(x, ws[l])" in texts["template"]
+        and "x = LayerNorm(x + sublayer(x))" in (texts["template"])
+    )
+    assert "layer_norm(add(x, matmul(x, w)), eps)" in texts["hint"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_usual_mistake_has_its_own_message(lang: str) -> None:
+    for cell in CELLS:
+        for mistake in cell.mistakes:
+            assert f"mistake_{mistake.code}" in TURN[lang], (cell.id, mistake.code)
+    assert set(TURN["en"]) == set(TURN["fr"])

@@ -12,13 +12,15 @@ import llm
 import sandbox
 
 
-def current(d_model=8, n_heads=4, seed=0, text="the cat sat on mat", causal=True, head=0, **kw):
+def current(
+    d_model=8, n_heads=4, seed=0, text="the cat sat on mat", causal=True, head=0, layers=1, **kw
+):
     cfg = llm.AttentionConfig(d_model=d_model, n_heads=n_heads, seed=seed, **kw)
     x = llm.embed(llm.tokenize(text), cfg)
     params = llm.init_params(cfg)
     trace = llm.multi_head_attention(x, params, causal=causal)
     run = SimpleNamespace(cfg=cfg, x=x, params=params, trace=trace)
-    return ex.Current(run=run, head=head, causal=causal)
+    return ex.Current(run=run, head=head, causal=causal, layers=layers)
 
 
 def check(cell_id: str, source: str, cur: ex.Current | None = None) -> ex.Verdict:
@@ -129,6 +131,36 @@ def layer_norm_source(divisor: str = "n", denominator: str = "sqrt(var + eps)") 
 
 ENTROPY_ROW = "-sum(q * log(q) for q in row if q > 0)"
 
+DEPTH = """
+def norm(m, eps):
+    out = []
+    for row in m:
+        n = len(row)
+        mean = sum(row) / n
+        var = sum((v - mean) ** 2 for v in row) / {divisor}
+        out.append([(v - mean) / {denominator} for v in row])
+    return out
+
+def plus(a, b):
+    return [[u + v for u, v in zip(r, s)] for r, s in zip(a, b)]
+
+def stack_post_ln(x, ws, eps):
+    first = x
+    for w in ws:
+        x = {step}
+    return {result}
+"""
+
+
+def depth_source(
+    step: str = "norm(plus(x, matmul(x, w)), eps)",
+    result: str = "x",
+    divisor: str = "n",
+    denominator: str = "sqrt(var + eps)",
+) -> str:
+    return DEPTH.format(step=step, result=result, divisor=divisor, denominator=denominator)
+
+
 WRONG = [
     # (cell, source, verdict code, sandbox error code or None)
     ("qkv", "def matmul(x, w):\n    return []\n", "shape", None),
@@ -215,6 +247,25 @@ WRONG = [
         "value",
         None,
     ),
+    ("depth", depth_source(step="plus(x, matmul(norm(x, eps), w))"), "depth_pre_ln", None),
+    ("depth", depth_source(step="plus(norm(x, eps), matmul(x, w))"), "depth_norm_first", None),
+    ("depth", depth_source(step="norm(matmul(x, w), eps)"), "depth_no_residual", None),
+    ("depth", depth_source(step="plus(x, matmul(x, w))"), "depth_no_norm", None),
+    (
+        "depth",
+        depth_source(step="plus(x, matmul(x, w))", result="norm(x, eps)"),
+        "depth_norm_once",
+        None,
+    ),
+    (
+        "depth",
+        depth_source(step="norm(plus(first, matmul(first, w)), eps)"),
+        "depth_not_chained",
+        None,
+    ),
+    ("depth", depth_source(divisor="(n - 1)"), "sample_std", None),
+    ("depth", depth_source(denominator="(sqrt(var) + eps)"), "eps_outside", None),
+    ("depth", "def stack_post_ln(x, ws, eps):\n    return x\n", "value", None),
     (
         "attention",
         "def causal_attention(x, wq, wk, wv):\n"
@@ -310,8 +361,44 @@ def test_judge_accepts_a_different_summation_order_but_not_a_1e_6_error() -> Non
 
 
 def test_every_cell_is_on_its_own_page_and_names_its_solution() -> None:
-    assert len({cell.page for cell in ex.CELLS}) == len(ex.CELLS) == 8
+    assert len({cell.page for cell in ex.CELLS}) == len(ex.CELLS) == 9
     for cell in ex.CELLS:
         assert f"def {cell.function}(" in cell.solution_source()
         assert cell.signature().startswith(f"def {cell.function}(")
         sandbox.check_source(cell.solution_source())
+
+
+def test_a_learner_stack_with_its_own_layer_norm_passes_at_the_page_depths() -> None:
+    for layers in (1, 2, 12):
+        assert check("depth", depth_source(), current(layers=layers)).passed, layers
+    largest = current(d_model=64, n_heads=16, text=" ".join(["w"] * 32), layers=24)
+    assert check("depth", depth_source(), largest).passed
+
+
+def test_the_depth_cell_reads_the_pages_x_and_its_first_layers() -> None:
+    cur = current(seed=3, layers=12)
+    x, ws, eps = ex.BY_ID["depth"].cases(cur)[0].args
+    np.testing.assert_array_equal(x, cur.run.x)
+    assert eps == 1e-5 and len(ws) == ex.cells.MAX_CHECKED_LAYERS == 6  # of the page's 12
+    for layer, w in enumerate(ws):  # layer l's weights are drawn with seed + l, as on the page
+        cfg = llm.AttentionConfig(seed=3 + layer)
+        np.testing.assert_array_equal(w, llm.init_params(cfg).W_O)
+    # the expected output, recomputed by hand: LayerNorm(x + x @ w), layer after layer
+    out = x
+    for w in ws:
+        resid = out + out @ w
+        mean, var = resid.mean(axis=1, keepdims=True), resid.var(axis=1, keepdims=True)
+        out = (resid - mean) / np.sqrt(var + eps)
+    np.testing.assert_allclose(ex.BY_ID["depth"].cases(cur)[0].expected, out, rtol=0, atol=1e-12)
+    assert ex.BY_ID["depth"].cases(current(layers=1))[0].shapes == (
+        "x [5 × 8], ws 1 × [8 × 8], eps 1e-05"
+    )
+
+
+def test_every_usual_mistake_of_the_depth_cell_shows_on_a_hidden_case() -> None:
+    cell = ex.BY_ID["depth"]
+    cases = cell.cases(current())  # one layer on the page: the hidden cases must tell them apart
+    for mistake in cell.mistakes:
+        assert any(
+            not np.allclose(mistake.wrong(*case.args), case.expected) for case in cases[1:]
+        ), mistake.code

@@ -33,9 +33,19 @@ _EDITOR_CSS = """<style>
 
 
 def your_turn(
-    lang: str, lab: ex.Run, cell_id: str, head: int, causal: bool, eps: float = 1e-5
+    lang: str,
+    lab: ex.Run,
+    cell_id: str,
+    head: int,
+    causal: bool,
+    eps: float = 1e-5,
+    layers: int = 1,
 ) -> None:
-    """Draw the exercise cell of one page, checked against ``lab`` (the page's current settings)."""
+    """Draw the exercise cell of one page, checked against ``lab`` (the page's current settings).
+
+    ``head``, ``causal``, ``eps`` and ``layers`` are what the page shows of the lab: the head
+    drawn, the mask, LayerNorm's eps and, on the depth page, the number of layers.
+    """
     cell = ex.BY_ID[cell_id]
     t = translator(TEXT, lang)
     texts = CELLS[cell_id][lang]
@@ -59,7 +69,7 @@ def your_turn(
         on_change=_edited,
         args=(cell_id,),
     )
-    current = ex.Current(run=lab, head=head, causal=causal, eps=eps)
+    current = ex.Current(run=lab, head=head, causal=causal, eps=eps, layers=layers)
     buttons = st.container(horizontal=True, vertical_alignment="center")
     buttons.button(
         t("check"),

@@ -319,7 +319,7 @@ def causal_attention(x, wq, wk, wv):
     # Return the [T, d_head] output, one row per token.
     return []
 """,
-            "hint": "`d_k` is the number of columns of k, `len(k[0])`. There is no `.append`: grow the output with `out += [row]`, or build it with one comprehension over `enumerate(q)`.",
+            "hint": "`d_k` is the number of columns of k, `len(k[0])`. Grow the output row by row with `out.append(row)`, as the chapter does, or build it with one comprehension over `enumerate(q)`.",
         },
         "fr": {
             "title": "À toi : l’attention causale en une fonction",
@@ -342,7 +342,54 @@ def causal_attention(x, wq, wk, wv):
     # Retourne la sortie [T, d_head], une ligne par token.
     return []
 """,
-            "hint": "`d_k` est le nombre de colonnes de k, `len(k[0])`. Il n’y a pas de `.append` : fais grandir la sortie avec `out += [row]`, ou construis-la avec une seule compréhension sur `enumerate(q)`.",
+            "hint": "`d_k` est le nombre de colonnes de k, `len(k[0])`. Fais grandir la sortie ligne par ligne avec `out.append(row)`, comme le chapitre, ou construis-la avec une seule compréhension sur `enumerate(q)`.",
+        },
+    },
+    "depth": {
+        "en": {
+            "title": "Your turn: the recipe, layer after layer",
+            "instructions": "Stack the chapter’s recipe: every layer does `x = LayerNorm(x + sublayer(x))`, and the next layer reads what this one returns. `stack_post_ln(x, ws, eps)` receives the input `x` (X, `[T, d_model]`), a list `ws` of L matrices `[d_model, d_model]`, one per layer, and LayerNorm’s `eps`. To keep the cell short, layer l’s sublayer is the linear map `matmul(x, ws[l])` instead of a whole attention (here, W_O of layer l, drawn as on this page): the recipe around it is the same. LayerNorm normalizes each row on its own, with the population variance and eps inside the square root, without gain or bias. Return the `[T, d_model]` output of the last layer. The script defines `matmul(a, b)`: you may call it, and `sqrt` (or `math.sqrt`) is available. Your function is checked on the page’s current settings (the page’s X and its first layers, up to 6), then on hidden random cases of other shapes and other numbers of layers.",
+            "template": """\
+def stack_post_ln(x, ws, eps):
+    # 'x' is the input X, shape [T, d_model]: one row per token.
+    # 'ws' is a list of L matrices, one per layer, each [d_model, d_model]:
+    #   layer l's sublayer is the linear map matmul(x, ws[l]).
+    # 'eps' is LayerNorm's small constant (1e-5).
+    # The script defines matmul(a, b).
+    #
+    # For each layer, in order, apply the chapter's recipe:
+    #   x = LayerNorm(x + sublayer(x))
+    # The next layer reads the x this layer returns.
+    # LayerNorm, row by row: subtract the row's mean, divide by
+    # sqrt(variance + eps), the variance dividing by the row's length.
+    #
+    # Return the [T, d_model] output of the last layer.
+    return []
+""",
+            "hint": "Write `add` and `layer_norm` first (as on page 7), then one loop over `ws` that replaces `x` with `layer_norm(add(x, matmul(x, w)), eps)`. The residual is added before the LayerNorm, not after it; and every layer must read the `x` of the layer before, not the input.",
+        },
+        "fr": {
+            "title": "À toi : la recette, couche après couche",
+            "instructions": "Empile la recette du chapitre : chaque couche fait `x = LayerNorm(x + sublayer(x))`, et la couche suivante lit ce que celle-ci retourne. `stack_post_ln(x, ws, eps)` reçoit l’entrée `x` (X, `[T, d_model]`), une liste `ws` de L matrices `[d_model, d_model]`, une par couche, et l’`eps` de la LayerNorm. Pour garder la cellule courte, la sous-couche de la couche l est l’application linéaire `matmul(x, ws[l])` au lieu d’une attention entière (ici, le W_O de la couche l, tiré comme sur cette page) : la recette autour est la même. La LayerNorm normalise chaque ligne séparément, avec la variance de la population et eps sous la racine carrée, sans gain ni biais. Retourne la sortie `[T, d_model]` de la dernière couche. Le script définit `matmul(a, b)` : tu peux l’appeler, et `sqrt` (ou `math.sqrt`) est disponible. Ta fonction est vérifiée sur les réglages actuels de la page (le X de la page et ses premières couches, jusqu’à 6), puis sur des cas aléatoires cachés d’autres formes et d’autres nombres de couches.",
+            "template": """\
+def stack_post_ln(x, ws, eps):
+    # 'x' est l’entrée X, de forme [T, d_model] : une ligne par token.
+    # 'ws' est une liste de L matrices, une par couche, chacune
+    # [d_model, d_model] : la sous-couche de la couche l est
+    # l’application linéaire matmul(x, ws[l]).
+    # 'eps' est la petite constante de la LayerNorm (1e-5).
+    # Le script définit matmul(a, b).
+    #
+    # Pour chaque couche, dans l’ordre, applique la recette du chapitre :
+    #   x = LayerNorm(x + sublayer(x))
+    # La couche suivante lit le x que retourne celle-ci.
+    # LayerNorm, ligne par ligne : soustrais la moyenne de la ligne, divise
+    # par sqrt(variance + eps), la variance divisant par la longueur.
+    #
+    # Retourne la sortie [T, d_model] de la dernière couche.
+    return []
+""",
+            "hint": "Écris d’abord `add` et `layer_norm` (comme à la page 7), puis une seule boucle sur `ws` qui remplace `x` par `layer_norm(add(x, matmul(x, w)), eps)`. Le résiduel s’ajoute avant la LayerNorm, pas après ; et chaque couche doit lire le `x` de la couche d’avant, pas l’entrée.",
         },
     },
 }
