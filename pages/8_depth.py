@@ -4,12 +4,11 @@ import streamlit as st
 
 import llm
 from llm import depth
-from ui.charts import side_by_side
 from ui.compute import frozen
 from ui.frame import frame
 from ui.grids import heatmap_grid
 from ui.labels import feature_labels
-from ui.layer_charts import layer_chart
+from ui.layer_charts import layer_chart, layer_pair
 from ui.sections import folded, show_code
 from ui.text import translator
 from ui.text.depth import TEXT
@@ -148,7 +147,7 @@ if s.phone:
     show_figure(sim_chart, key="similarity")
     show_figure(collapse_chart, key="collapse")
 else:
-    show_figure(side_by_side(sim_chart, collapse_chart), key="similarity_collapse")
+    show_figure(layer_pair(sim_chart, collapse_chart), key="similarity_collapse")
 last_c = {v: c[-1] for v, c in collapse.items()}
 if len(labels) == 1:
     st.write(t("sim_one_token"))

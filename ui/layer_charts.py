@@ -74,3 +74,35 @@ def layer_chart(
         "margin": margin,
     }
     return fast_figure(data, layout)
+
+
+def layer_pair(left: Spec, right: Spec, gap: float = 0.12) -> Spec:
+    """Two ``layer_chart`` figures as ONE figure, each plot with its title and its own y axis
+    (linear or log); one legend, the left's: the same series in the same colours.
+
+    ``gap``: the share of the width between the plots, for the right plot's y numbers.
+    """
+    width = (1.0 - gap) / 2
+    lay_l, lay_r = left["layout"], right["layout"]
+    data = [{**trace, "legendgroup": trace["name"]} for trace in left["data"]]
+    data += [
+        {**trace, "legendgroup": trace["name"], "xaxis": "x2", "yaxis": "y2", "showlegend": False}
+        for trace in right["data"]
+    ]
+    titles = [
+        {"text": f"<b>{lay['title']['text']}</b>", "x": x, "xref": "paper", "xanchor": "left"}
+        | {"y": 1.0, "yref": "paper", "yanchor": "bottom", "yshift": 10, "showarrow": False}
+        | {"font": {"size": 14}}
+        for lay, x in ((lay_l, 0.0), (lay_r, 1.0 - width))
+        if lay.get("title", {}).get("text")
+    ]
+    layout = {
+        **lay_l,
+        "title": {},
+        "xaxis": {**lay_l["xaxis"], "domain": [0.0, width]},
+        "xaxis2": {**lay_r["xaxis"], "domain": [1.0 - width, 1.0], "anchor": "y2"},
+        "yaxis": {**lay_l["yaxis"], "anchor": "x"},
+        "yaxis2": {**lay_r["yaxis"], "anchor": "x2"},
+        "annotations": titles,
+    }
+    return fast_figure(data, layout)
