@@ -36,7 +36,11 @@ from bench.wsclient import Session
 
 TARGET_MS = {"chapter9": 15.0, "largest": 60.0}
 # a page's own URL values at a preset: the depth page's largest setting stacks all 24 layers
-PAGE_VALUES = {("depth", "largest"): {"layers": 24}}
+# and the learned-heads page's, the longest sentence the trained model reads (32 of its words)
+PAGE_VALUES = {
+    ("depth", "largest"): {"layers": 24},
+    ("learned", "largest"): {"sentence": " ".join(llm.load_model().vocab[:16] * 2)},
+}
 WARMUP = 2
 
 
@@ -102,6 +106,15 @@ class MissCounter:
         llm.init_params = self._saved
 
 
+def _miss_values(slug: str, i: int) -> dict[str, int]:
+    """What a miss rerun moves besides the seed: on the learned-heads page, whose model does not
+    depend on the seed, the training step (a checkpoint not yet drawn, one per rerun)."""
+    if slug != "learned":
+        return {}
+    steps = llm.load_model().steps
+    return {"step": steps[i % len(steps)]}
+
+
 def _apptest_page(path: Path, preset: str, reruns: int, seed_base: int, runner_cls) -> dict:
     from streamlit.testing.v1 import AppTest
 
@@ -122,6 +135,8 @@ def _apptest_page(path: Path, preset: str, reruns: int, seed_base: int, runner_c
             for i in range(reruns):
                 if mode == "miss":
                     at.number_input(key="seed").set_value(seed_base + 1 + i)
+                    if "step" in (moved := _miss_values(page_slug(path), i)):
+                        at.select_slider(key="step").set_value(moved["step"])
                 t0 = time.perf_counter()
                 at.run()
                 wall.append((time.perf_counter() - t0) * 1e3)
@@ -168,7 +183,8 @@ async def _ws_page(
             cpu0 = server_cpu()
             for i in range(reruns):
                 if mode == "miss":
-                    runs.append(await session.change(seed=seed_base + 1 + i))
+                    moved = {"seed": seed_base + 1 + i} | _miss_values(slug, i)
+                    runs.append(await session.change(**moved))
                 else:
                     runs.append(await session.rerun())
             errors += [e for r in runs for e in r.errors]

@@ -11,13 +11,13 @@ from llm.checkpoints import MODEL_FILE
 from llm.head_scores import ROLE_THRESHOLD, induction_target
 from ui.charts import bar_chart
 from ui.frame import frame
-from ui.grids import heatmap_grid
+from ui.grids import grid_figure
 from ui.lines import Panel, line_panels
 from ui.style import Look
 from ui.text import md_escape, num, translator
 from ui.text.learned import TEXT
 from ui.url_values import Choice, Sizes, Value
-from ui.wire import show_figure
+from ui.wire import Spec, show_figure
 
 DEFAULT_SENTENCE = "the cat sat on the mat . the cat sat on the mat"
 CELL_SCALE = 0.5  # smaller cells than the lesson pages': two heads a row of the column
@@ -42,6 +42,79 @@ def checkpoint(step: int | None) -> llm.TinyModel:
 def model_run(step: int, ids: tuple[int, ...]) -> llm.ModelRun:
     """The model at ``step`` on one sentence, computed once per (step, sentence)."""
     return llm.run_model(checkpoint(step), ids)
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def heads_figure(step: int, ids: tuple[int, ...], lang: str, phone: bool) -> Spec:
+    """Every head's pattern on the sentence, titled by its role at ``step`` (read-only, shared)."""
+    t = translator(TEXT, lang)
+    model, run = checkpoint(step), model_run(step, ids)
+    labels = llm.token_labels([model.vocab[i] for i in ids])
+    roles = behaviour.roles_at(model.history, step)
+    patterns, titles = [], []
+    for layer, trace in enumerate(run.layers):
+        for head, head_trace in enumerate(trace.heads):
+            role, score = roles[layer][head]
+            patterns.append(head_trace.pattern)
+            shown = "" if role == "diffuse" else f" ({num(score, 2, lang)})"
+            titles.append(
+                t("head_title", layer=layer, head=head, role=t(f"role_{role}"), score=shown)
+            )
+    return grid_figure(
+        patterns,
+        labels,
+        [labels] * len(patterns),
+        titles,
+        look=Look(lang=lang, phone=phone, scale=CELL_SCALE),
+        zmin=0.0,
+        zmax=1.0,
+        masked=~run.layers[0].mask,
+        masked_label=t("masked_cell"),
+        x_title=t("key"),
+        y_title=t("query"),
+        scale_title=t("scale"),
+        per_row=model.n_heads,
+        row_px=ROW_PX,
+        digits=1,
+    )
+
+
+@st.cache_resource(max_entries=128, show_spinner=False)
+def training_figures(step: int, lang: str, phone: bool) -> tuple[Spec, ...]:
+    """The loss, then each layer's two scores of every head, along training; a dashed line
+    at ``step`` (read-only, shared)."""
+    t = translator(TEXT, lang)
+    model = checkpoint(None)
+    history, n_vocab = model.history, len(model.vocab)
+    measured = history.score_steps
+    mark = (float(step), "")  # the text above the charts names the step
+    chance = (float(np.log(n_vocab)), t("chance_line", n_vocab=n_vocab))
+    loss = Panel(
+        t("loss_title"),
+        t("loss_y"),
+        {t("loss_title"): behaviour.loss_at(history, measured)},
+        levels=[chance],
+    )
+    figures = [line_panels(measured, [loss], x_title=t("step_axis"), mark=mark, height=260)]
+    for layer in range(model.n_layers):  # one figure a layer: its two scores side by side
+        panels = [
+            Panel(
+                t(f"{kind}_panel", layer=layer),
+                t("score_y"),
+                {t("head_series", head=h): scores[:, layer, h] for h in range(model.n_heads)},
+                levels=[(goal, t("threshold_line", value=num(goal, 1, lang)))],
+            )
+            for kind, scores, goal in (
+                ("previous", history.previous, behaviour.THRESHOLDS["previous"]),
+                ("induction", history.induction, behaviour.THRESHOLDS["induction"]),
+            )
+        ]
+        figures.append(
+            line_panels(
+                measured, panels, x_title=t("step_axis"), mark=mark, phone=phone, height=240
+            )
+        )
+    return tuple(figures)
 
 
 try:
@@ -116,39 +189,7 @@ run = model_run(step, tuple(ids))
 # --- every head --------------------------------------------------------------------------------
 st.subheader(t("patterns", step=step), anchor=False)
 st.write(t("patterns_intro", threshold=n(ROLE_THRESHOLD, 1)))
-roles = behaviour.roles_at(history, step)
-patterns, titles = [], []
-for layer, trace in enumerate(run.layers):
-    for head, head_trace in enumerate(trace.heads):
-        role, score = roles[layer][head]
-        patterns.append(head_trace.pattern)
-        titles.append(
-            t(
-                "head_title",
-                layer=layer,
-                head=head,
-                role=t(f"role_{role}"),
-                score="" if role == "diffuse" else f" ({n(score)})",
-            )
-        )
-heatmap_grid(
-    patterns,
-    labels,
-    [labels] * len(patterns),
-    titles,
-    key="patterns",
-    look=Look(lang=s.lang, phone=s.phone, scale=CELL_SCALE),
-    zmin=0.0,
-    zmax=1.0,
-    masked=~run.layers[0].mask,
-    masked_label=t("masked_cell"),
-    x_title=t("key"),
-    y_title=t("query"),
-    scale_title=t("scale"),
-    per_row=spec.n_heads,
-    row_px=ROW_PX,
-    digits=1,
-)
+show_figure(heads_figure(step, tuple(ids), s.lang, s.phone), key="patterns")
 st.write(t("composition"))
 
 # --- what comes next ---------------------------------------------------------------------------
@@ -188,44 +229,9 @@ if target is not None:
 st.subheader(t("training"), anchor=False)
 n_vocab = len(final.vocab)
 st.write(t("training_intro", n_vocab=n_vocab, ln_v=n(float(np.log(n_vocab)))))
-measured = history.score_steps
-loss = behaviour.loss_at(history, measured)
-mark = (float(step), "")  # the dashed line at the chosen step; the text above names it
-show_figure(
-    line_panels(
-        measured,
-        [
-            Panel(
-                t("loss_title"),
-                t("loss_y"),
-                {t("loss_title"): loss},
-                levels=[(float(np.log(n_vocab)), t("chance_line", n_vocab=n_vocab))],
-            )
-        ],
-        x_title=t("step_axis"),
-        mark=mark,
-        height=260,
-    ),
-    key="loss",
-)
-heads = range(spec.n_heads)
-for layer in range(spec.n_layers):  # one figure a layer: its two scores side by side
-    panels = [
-        Panel(
-            t(f"{kind}_panel", layer=layer),
-            t("score_y"),
-            {t("head_series", head=h): scores[:, layer, h] for h in heads},
-            levels=[(goal, t("threshold_line", value=n(goal, 1)))],
-        )
-        for kind, scores, goal in (
-            ("previous", history.previous, behaviour.THRESHOLDS["previous"]),
-            ("induction", history.induction, behaviour.THRESHOLDS["induction"]),
-        )
-    ]
-    show_figure(
-        line_panels(measured, panels, x_title=t("step_axis"), mark=mark, phone=s.phone, height=240),
-        key=f"scores{layer}",
-    )
+keys = ["loss"] + [f"scores{layer}" for layer in range(spec.n_layers)]
+for key, fig in zip(keys, training_figures(step, s.lang, s.phone)):
+    show_figure(fig, key=key)
 formed = behaviour.formation(history)
 if formed is None:
     st.write(t("not_formed"))
@@ -250,7 +256,7 @@ st.write(
     t(
         "now",
         step=step,
-        loss=n(loss[list(measured).index(step)]),
+        loss=n(behaviour.loss_at(history, np.array([step]))[0]),
         prev=n(best["previous"]),
         pl=int(best["previous_layer"]),
         ph=int(best["previous_head"]),
