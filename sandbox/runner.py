@@ -6,8 +6,7 @@ checks first, fair between sessions); a check past its slice while a fresh one w
 no fork: the server is multi-threaded) with a minimal environment and resource limits it sets on
 itself; it counts its time limit in its own CPU time, so a pause costs it nothing. From here the
 child may run ``time_limit + GRACE`` seconds of wall time (pauses not counted) before it is
-killed, or up to twice that while a busy machine gives it less than half a core: whatever the
-code does, a check that runs alone is answered within 2 s of its start.
+killed: whatever the code does, a check that runs alone is answered within 2 s of its start.
 """
 
 from __future__ import annotations
@@ -127,15 +126,9 @@ def _feed(pipe: Any, data: bytes) -> None:
 
 
 def _over(ran: float, used: float | None, allowed: float) -> bool:
-    """Whether a child has had its time: ``allowed`` seconds of running, or up to twice that
-    while the machine gave it less than half a core (a correct check is not stopped for the
-    machine's being busy), but never more CPU seconds than ``allowed``."""
-    if used is not None and used >= allowed:
-        return True
-    if ran < allowed:
-        return False
-    starved = used is not None and used < ran / 2
-    return not starved or ran >= 2 * allowed
+    """Whether a child has had its time: ``allowed`` seconds of running or of CPU. A busy machine
+    does not earn it more: a check must be answered within 2 s of its start, whatever runs."""
+    return ran >= allowed or (used is not None and used >= allowed)
 
 
 def _cpu_seconds(pid: int) -> float | None:

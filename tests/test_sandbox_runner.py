@@ -94,18 +94,8 @@ def test_a_timeout_of_the_whole_run_raises() -> None:
         with pytest.raises(SandboxError) as caught:
             run_cases(source, "f", [(), ()], time_limit=0.3, isolate=isolate)
         assert (caught.value.code, caught.value.params) == ("timeout", {"seconds": 0.3})
-        if isolate:  # the child is killed on wall time too (twice it on a starved machine)
-            assert time.perf_counter() - start < 2 * (0.3 + runner.GRACE) + 0.5
-
-
-def test_a_child_is_stopped_on_its_time_or_twice_that_when_starved() -> None:
-    allowed = 1.8
-    assert not runner._over(1.0, 1.0, allowed)
-    assert runner._over(1.8, 1.7, allowed)  # ran its time on a whole core
-    assert runner._over(1.0, 1.8, allowed)  # used its CPU seconds
-    assert not runner._over(2.5, 0.9, allowed)  # less than half a core: it may go on
-    assert runner._over(3.6, 1.0, allowed)  # but not past twice its time
-    assert runner._over(1.8, None, allowed)  # where CPU time cannot be read: wall time
+        if isolate:  # the child is killed on wall time too; in-process counts CPU time only
+            assert time.perf_counter() - start < 0.3 + runner.GRACE + 0.5
 
 
 def test_unknown_helpers_are_a_programming_error() -> None:
@@ -244,7 +234,7 @@ def test_a_child_that_fails_is_reported(
     with pytest.raises(SandboxError) as caught:
         run_cases("def f():\n    return 1", "f", [()], time_limit=0.2, isolate=True)
     assert caught.value.code == code
-    assert time.perf_counter() - start < 2 * (0.2 + runner.GRACE) + 0.5  # a child without CPU
+    assert time.perf_counter() - start < 0.2 + runner.GRACE + 0.5
 
 
 # ---- the child's own limits ------------------------------------------------------------------
