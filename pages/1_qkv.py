@@ -5,11 +5,12 @@ import streamlit as st
 import llm
 from llm.attention import dot, matmul
 from ui.exercise import your_turn
-from ui.frame import frame, on_a_phone
+from ui.frame import frame
 from ui.grids import heatmap_grid
 from ui.heatmaps import heatmap
 from ui.labels import feature_labels
 from ui.sections import folded, lazy_tabs, show_code
+from ui.style import Look
 from ui.tables import matrix_table
 from ui.text import md_escape, pick, translator
 from ui.text.qkv import FEATURES, TEXT
@@ -17,6 +18,7 @@ from ui.wire import show_figure
 
 s = frame("page_qkv")
 t = translator(TEXT, s.lang)
+look = Look(s.lang, s.phone)
 h, cfg = s.head, s.cfg
 head, params, labels = s.lab.trace.heads[h], s.lab.params, s.lab.labels
 handmade = cfg.embeddings == "handmade"
@@ -45,7 +47,7 @@ if unknown:
         s.t("unknown_words", words=", ".join(md_escape(word) for word in unknown)),
         icon=":material/info:",
     )
-axes = {"x_title": t("feature"), "y_title": t("token")}
+axes = {"x_title": t("feature"), "y_title": t("token"), "look": look}
 left, right = st.columns(2)
 with left:
     show_figure(
@@ -82,7 +84,7 @@ heatmap_grid(  # one figure: the browser draws each figure from scratch on every
     [feature_labels(cfg.d_head, name.lower()) for name in projected],
     [t(f"{name.lower()}_map") for name in projected],
     key="qkv_map",
-    phone=on_a_phone(),
+    look=look,
     signed=True,
     per_row=3,
     x_title=t("feature"),

@@ -8,6 +8,7 @@ from ui.exercise import your_turn
 from ui.frame import frame
 from ui.heatmaps import heatmap
 from ui.sections import folded, show_code
+from ui.style import Look
 from ui.tables import matrix_table
 from ui.text import md_escape, translator
 from ui.text.scores import TEXT
@@ -32,6 +33,7 @@ show_figure(
         signed=True,
         x_title=t("key"),
         y_title=t("query"),
+        look=Look(s.lang, s.phone),
     ),
     key="scores_map",
 )

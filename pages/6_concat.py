@@ -5,10 +5,11 @@ import streamlit as st
 from llm.attention import matmul
 from llm.nn import combine_heads, concat_heads
 from ui.exercise import your_turn
-from ui.frame import frame, on_a_phone
+from ui.frame import frame
 from ui.heatmaps import heatmap, label_blocks, mark_blocks
 from ui.labels import feature_labels, head_feature_labels
 from ui.sections import folded, show_code
+from ui.style import Look
 from ui.tables import matrix_table
 from ui.text import translator
 from ui.text.concat import TEXT
@@ -18,6 +19,7 @@ SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
 s = frame("page_concat")
 t = translator(TEXT, s.lang)
+look = Look(s.lang, s.phone)
 trace, labels, cfg, params = s.lab.trace, s.lab.labels, s.cfg, s.lab.params
 n_tokens, n_heads, d_head, d_model = len(labels), cfg.n_heads, cfg.d_head, cfg.d_model
 concat_cols = head_feature_labels(n_heads, d_head)  # h0·0, h0·1, h1·0, ...
@@ -31,7 +33,6 @@ def indexed(name: str, h: int) -> str:
 
 names = [indexed("head", h) for h in range(n_heads)]
 row = ", ".join(names if n_heads <= 4 else [*names[:2], "…", names[-1]])  # head₀, head₁, …, head₁₅
-big = d_model > 16  # a 64 × 64 W_O at the default row height would be two screens tall
 
 st.title(t("title"), anchor=False)
 st.latex(r"\mathrm{concat} = [\, z_0 \mid z_1 \mid \cdots \mid z_{H-1} \,]")
@@ -53,10 +54,11 @@ concat_fig = heatmap(
     signed=True,
     x_title=t("concat_feature"),
     y_title=t("token"),
+    look=look,
 )
 mark_blocks(concat_fig, d_head, n_heads)
 show_figure(
-    label_blocks(concat_fig, d_head, [indexed("z", h) for h in range(n_heads)], phone=on_a_phone()),
+    label_blocks(concat_fig, d_head, [indexed("z", h) for h in range(n_heads)]),
     key="concat",
 )
 st.caption(t("concat_caption"))
@@ -68,9 +70,9 @@ wo_fig = heatmap(
     out_cols,
     title=t("wo_heatmap", d_model=d_model),
     signed=True,
-    height=640 if big else None,
     x_title=t("feature"),
     y_title=t("concat_feature"),
+    look=look,
 )
 show_figure(mark_blocks(wo_fig, d_head, n_heads, axis="y"), key="w_o")
 st.caption(t("wo_caption"))
@@ -85,6 +87,7 @@ show_figure(
         signed=True,
         x_title=t("feature"),
         y_title=t("token"),
+        look=look,
     ),
     key="attn_out",
 )

@@ -5,18 +5,19 @@ import streamlit as st
 
 import llm
 from llm.nn import add, layer_norm, residual_layer_norm, row_stats
-from ui.charts import bar_chart, side_by_side
+from ui.charts import bar_chart
 from ui.compute import layer_norm_agreement
 from ui.exercise import your_turn
-from ui.frame import frame, on_a_phone
+from ui.frame import frame
 from ui.grids import heatmap_grid
 from ui.labels import feature_labels
 from ui.sections import folded, show_code
+from ui.style import Look
 from ui.tables import matrix_table, table_of
 from ui.text import translator
 from ui.text.layernorm import TEXT
 from ui.url_values import Choice
-from ui.wire import show_figure
+from ui.wire import show_figures
 
 EPS_OPTIONS = [1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0]
 EPS_DEFAULT = llm.LN_EPS  # the chapter's value
@@ -30,6 +31,7 @@ def eps_label(eps: float) -> str:
 EPS = Choice("eps", EPS_OPTIONS, default=EPS_DEFAULT, format=eps_label, message=(TEXT, "bad_eps"))
 s = frame("page_layernorm", values=(EPS,))
 t = translator(TEXT, s.lang)
+look = Look(s.lang, s.phone)
 x, attn_out, labels, cfg = s.lab.x, s.lab.trace.attn_out, s.lab.labels, s.cfg
 n_tokens = len(labels)
 features = feature_labels(cfg.d_model)
@@ -68,7 +70,7 @@ heatmap_grid(
         t("ln_out", eps=eps_label(eps)),
     ],
     key="matrices",
-    phone=on_a_phone(),
+    look=look,
     signed=True,
     x_title=t("feature"),
     y_title=t("token"),
@@ -78,18 +80,18 @@ heatmap_grid(
 st.subheader(t("stats"), anchor=False)
 st.write(t("stats_intro"))
 before, after = t("before"), t("after")
-means_chart = bar_chart({before: mean_before, after: mean_after}, labels, title=t("means_chart"))
+# the means before only: after LayerNorm every mean is 0, bars nobody would see (the caption)
+means_chart = bar_chart({before: mean_before}, labels, title=t("means_chart"), look=look)
 stds_chart = bar_chart(
     {before: std_before, after: std_after},
     labels,
     title=t("stds_chart"),
     lines=[(1.0, t("one"))],
+    look=look,
 )
-if on_a_phone():  # one chart under the other: side by side they would be too narrow to read
-    show_figure(means_chart, key="means")
-    show_figure(stds_chart, key="stds")
-else:  # one figure: the browser draws each figure from scratch on every change
-    show_figure(side_by_side(means_chart, stds_chart), key="row_stats_chart")
+# side by side where both fit, one under the other where not (a phone, a narrow window)
+show_figures([(means_chart, "means"), (stds_chart, "stds")], key="row_stats")
+st.caption(t("means_after"))
 stats_cols = [t("mean_before"), t("std_before"), t("mean_after"), t("std_after")]
 # six decimals, so a std of 0.99999 does not read as 1; the mean after in scientific notation,
 # so its -2.8e-17 shows what "0 up to floating-point precision" means

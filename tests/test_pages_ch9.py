@@ -172,7 +172,7 @@ def test_heads_many_heads_stay_readable() -> None:
     for h, trace in enumerate(grid["data"]):
         assert not trace.get("texttemplate")  # no numbers in 32 × 32 cells
         low, high = layout[f"yaxis{h + 1 if h else ''}"]["domain"]
-        assert 200 <= (high - low) * inner <= 400  # each plot as tall as a lone figure was
+        assert (high - low) * inner == pytest.approx(32 * 14, abs=0.5)  # 32 rows of 14 px
 
 
 def test_heads_settings_change_the_numbers() -> None:
@@ -206,16 +206,21 @@ def test_concat_shows_heads_concat_w_o_and_attn_out(link: str) -> None:
     # a separator between every two head blocks, none at the edges
     edges = sorted(s["x0"] for s in concat["layout"].get("shapes", []))
     assert edges == [k * d_head - 0.5 for k in range(1, n_heads)]
-    # each block named above its middle column: z₀ over h0·0 … h0·(d_head-1), and so on; past
-    # 8 heads every second (third, …) block, so that 8 names at most share the width
+    # each block named above its middle column: z₀ over h0·0 … h0·(d_head-1), and so on; at
+    # these settings every block (16 heads of 4 columns of 14 px: 56 px) is wider than its name
     names = {a["text"]: a["x"] for a in concat["layout"].get("annotations", [])}
-    step = -(-n_heads // 8)
+    step = 1
     assert names == {
         "z" + str(h).translate(SUBSCRIPTS): h * d_head + (d_head - 1) / 2
         for h in range(0, n_heads, step)
         if n_heads > 1
     }
-    assert len(names) <= 8 and (step == 1 or link == "wide")
+    # and no two names closer than the widest name and a space (14 px type: ~9 px a glyph)
+    centres = sorted(names.values())
+    cell = (concat["layout"]["width"] - sum(concat["layout"]["margin"][k] for k in "lr")) / len(
+        cols
+    )
+    assert all((b - a) * cell >= 3 * 9 for a, b in zip(centres, centres[1:]))
 
     w_o = figure(at, "w_o")
     np.testing.assert_allclose(z_of(w_o), want.params.W_O, rtol=0, atol=1e-12)
@@ -274,24 +279,18 @@ def test_layernorm_matrices_and_row_stats(link: str) -> None:
     close_to_shown(ln_tab.to_numpy(), ln_out)
     close_to_shown(resid_tab.to_numpy(), resid)
 
-    # the means, then the stds, side by side in one figure: before and after each
-    chart = figure(at, "row_stats_chart")
-    means, stds = chart["data"][:2], chart["data"][2:]
+    # the means before (after LayerNorm each is 0: the caption says so), then the stds before
+    # and after, as two charts of one row: side by side where both fit, else one under the other
+    means, stds = figure(at, "means")["data"], figure(at, "stds")["data"]
+    assert len(means) == 1 and len(stds) == 2
     np.testing.assert_allclose(array_of(means[0]["y"]), stats[:, 0], atol=1e-12)
-    np.testing.assert_allclose(array_of(means[1]["y"]), 0.0, atol=1e-12)
     np.testing.assert_allclose(array_of(stds[0]["y"]), stats[:, 1], atol=1e-12)
     np.testing.assert_allclose(array_of(stds[1]["y"]), stats[:, 3], atol=1e-12)
-    assert all(t.get("xaxis", "x") == "x" for t in means)
-    assert all(t["xaxis"] == "x2" and t["yaxis"] == "y2" for t in stds)
-    # one legend: the stds' bars share the means' colours and entries
-    assert [t.get("showlegend", True) for t in chart["data"]] == [True, True, False, False]
-    assert [t["marker"] for t in means] == [t["marker"] for t in stds]
-    # the std = 1 line is drawn on the stds' plot, not across the means'
-    assert [(s["y0"], s["yref"], s["xref"]) for s in chart["layout"]["shapes"]] == [
-        (1.0, "y2", "x2 domain")
-    ]
-    left, right = chart["layout"]["xaxis"]["domain"], chart["layout"]["xaxis2"]["domain"]
-    assert left[0] == 0.0 and left[1] < right[0] and right[1] == 1.0
+    np.testing.assert_allclose(stats[:, 2], 0.0, atol=1e-12)  # the means after, in the table
+    assert means[0]["marker"] == stds[0]["marker"]  # "before" in one colour in both
+    assert LAYERNORM_TEXT["en"]["means_after"] in [c.value for c in at.caption]
+    # the std = 1 line is drawn on the stds' chart
+    assert [(s["y0"], s["yref"]) for s in figure(at, "stds")["layout"]["shapes"]] == [(1.0, "y")]
 
 
 def test_layernorm_large_eps_lowers_the_std() -> None:

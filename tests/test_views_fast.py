@@ -111,7 +111,8 @@ def test_chart_style_lies_under_the_figures_own_layout() -> None:
         [SCORES, PATTERN], LABELS, [LABELS] * 2, ["a", "b"], x_title="key", per_row=2
     )
     layout = style.styled(spec["layout"])
-    assert layout["paper_bgcolor"] == style.CLEAR and layout["plot_bgcolor"] == style.MASKED_COLOUR
+    # the page shows between the cells: the masked cells' grey (a shape) is never a frame
+    assert layout["paper_bgcolor"] == style.CLEAR and layout["plot_bgcolor"] == style.CLEAR
     for axis in ("xaxis", "xaxis2", "yaxis", "yaxis2"):
         assert layout[axis]["tickfont"] == style.FONT
         assert layout[axis]["domain"] == spec["layout"][axis]["domain"]
@@ -166,6 +167,23 @@ def test_sent_heatmap_holds_the_matrix_and_the_mask() -> None:
     assert trace["customdata"][1][0] == f"{PATTERN[1, 0]:.6g}"
     assert trace["text"][1][0] == f"{PATTERN[1, 0]:.2f}"
     assert trace["x"] == LABELS and trace["y"] == LABELS
+    (grey,) = fig["layout"]["shapes"]  # under the cells, in a grey of its own
+    assert grey["fillcolor"] == style.MASKED_COLOUR and grey["layer"] == "below"
+    assert grey["path"].count("M") == int((~CAUSAL).sum())  # one square a masked cell
+
+
+def test_french_cells_hover_and_bars_take_the_decimal_comma() -> None:
+    look = style.Look(lang="fr")
+    fig = sent(heatmaps.heatmap(PATTERN, LABELS, LABELS, masked=~CAUSAL, look=look))
+    (trace,) = fig["data"]
+    assert trace["text"][1][0] == f"{PATTERN[1, 0]:.2f}".replace(".", ",")
+    assert trace["customdata"][1][0] == f"{PATTERN[1, 0]:.6g}".replace(".", ",")
+    assert fig["layout"]["separators"] == ", "  # plotly's own numbers: hover, colour bar
+    bars = charts.bar_chart({"H": [1.609, 0.5]}, ["h0", "h1"], look=look)
+    assert bars["data"][0]["text"] == ["1,61", "0,50"]
+    english = sent(heatmaps.heatmap(PATTERN, LABELS, LABELS))
+    assert english["data"][0]["text"][1][0] == f"{PATTERN[1, 0]:.2f}"
+    assert english["layout"]["separators"] == ".,"
 
 
 def test_sending_leaves_the_spec_as_it_was() -> None:

@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 import pytest
 
 from tests.test_views_fast import figures
-from ui import grids, labels, style
+from ui import grids, heatmaps, labels, style
 
 TOKENS = ["the", "cat", "sat", "on", "mat"]
 
@@ -61,32 +61,146 @@ def plot_boxes(spec: dict) -> list[tuple[float, float, float, float]]:
     return boxes
 
 
+def test_cells_keep_their_size_at_the_chapters_sizes_and_shrink_beyond() -> None:
+    """Square cells of 40 px with 13 px numbers up to 16 rows or columns (28 and 11 on a
+    phone, 50 and 16 at a projector's 1.25); beyond, smaller cells without numbers, never under
+    the 14 px a 12 px label needs."""
+    assert style.Look().cells(5) == (40, 13) and style.Look().cells(16) == (40, 13)
+    assert style.Look(phone=True).cells(8) == (28, 11)
+    assert style.Look(scale=1.25).cells(8) == (50, 16)
+    assert [style.Look().cells(n) for n in (17, 26, 27, 32, 45, 64)] == [
+        (24, 0),
+        (24, 0),
+        (23, 0),  # 640 // 27
+        (20, 0),
+        (14, 0),
+        (14, 0),
+    ]
+
+
+def test_a_heatmap_is_as_large_as_its_cells_and_their_labels() -> None:
+    m = np.zeros((5, 8))
+    cols = [f"f{i}" for i in range(8)]
+    spec = heatmaps.heatmap(m, TOKENS, cols, title="X", signed=True, x_title="f", y_title="t")
+    layout, (trace,) = spec["layout"], spec["data"]
+    margin = layout["margin"]
+    assert margin == {**labels.axis_margins(TOKENS, cols, 0, colour_bar=True), "t": 40}
+    assert layout["width"] == margin["l"] + 8 * 40 + margin["r"] == 87 + 320 + 62
+    assert layout["height"] == 40 + 5 * 40 + margin["b"] == 40 + 200 + 76
+    assert layout["yaxis"]["domain"] == [0.0, 1.0] and trace["textfont"] == {"size": 13}
+    phone = heatmaps.heatmap(m, TOKENS, cols, look=style.Look(phone=True))["layout"]
+    assert phone["width"] - phone["margin"]["l"] - phone["margin"]["r"] == 8 * 28
+    # 32 tokens × 64 features: 14 px cells, upright labels, no numbers
+    big = heatmaps.heatmap(
+        np.zeros((32, 64)), [f"w{i}" for i in range(32)], [f"f{i}" for i in range(64)]
+    )
+    assert (
+        big["layout"]["width"] - big["layout"]["margin"]["l"] - big["layout"]["margin"]["r"]
+        == 64 * 14
+    )
+    assert big["layout"]["xaxis"]["tickangle"] == -90 and "text" not in big["data"][0]
+
+
+def test_short_cells_keep_their_size_under_a_taller_colour_bar_and_title() -> None:
+    """One token: the plot area is the colour bar's 100 px, the one row of cells 40 px at its
+    top; a title wider than the cells takes two lines and the figure its longer line."""
+    title = "Scaled scores S / √d_k = S / 1.41 for one token"
+    spec = heatmaps.heatmap(np.ones((1, 1)), ["the"], ["the"], title=title)
+    layout = spec["layout"]
+    assert layout["yaxis"]["domain"] == [pytest.approx(1 - 40 / 100), 1.0]
+    assert layout["height"] == layout["margin"]["t"] + 100 + layout["margin"]["b"]
+    first, second = layout["title"]["text"].split("<br>")
+    assert f"{first} {second}" == title and layout["margin"]["t"] == 40 + 18
+    longer = max(labels.label_px(first), labels.label_px(second)) * 14 / 12 * 1.1
+    assert layout["width"] >= longer + 12
+    assert layout["coloraxis" if "coloraxis" in layout else "width"]  # drawn with its own bar
+    assert spec["data"][0]["colorbar"]["len"] == 100
+
+
+def plot_px(spec: dict) -> list[tuple[float, float, float, float]]:
+    """Each plot's (left, right, top, bottom) in px from the figure's top left, trace order."""
+    layout = spec["layout"]
+    margin = layout["margin"]
+    inner_w = layout["width"] - margin["l"] - margin["r"]
+    inner_h = layout["height"] - margin["t"] - margin["b"]
+    out = []
+    for trace in spec["data"]:
+        x = layout["xaxis" + trace["xaxis"][1:]]["domain"]
+        y = layout["yaxis" + trace["yaxis"][1:]]["domain"]
+        out.append(
+            (
+                margin["l"] + x[0] * inner_w,
+                margin["l"] + x[1] * inner_w,
+                margin["t"] + (1 - y[1]) * inner_h,
+                margin["t"] + (1 - y[0]) * inner_h,
+            )
+        )
+    return out
+
+
 @pytest.mark.parametrize("n, per_row", [(1, 4), (3, 4), (4, 4), (4, 2), (6, 4), (16, 4), (5, 1)])
 def test_grid_places_every_plot_apart_in_reading_order(n: int, per_row: int) -> None:
     mats = [np.full((5, 5), k, dtype=np.float64) for k in range(n)]
     spec = grids.grid_figure(
-        mats, TOKENS, [TOKENS] * n, [f"m{k}" for k in range(n)], per_row=per_row, signed=True
+        mats,
+        TOKENS,
+        [TOKENS] * n,
+        [f"m{k}" for k in range(n)],
+        per_row=per_row,
+        signed=True,
+        row_px=2000,  # room for every plot of a row
     )
-    boxes = plot_boxes(spec)
+    boxes = plot_px(spec)
     assert len(boxes) == n
-    for x0, x1, y0, y1 in boxes:
-        assert 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1
+    for left, right, top, bottom in boxes:  # 5 × 5 cells of 40 px each
+        assert right - left == pytest.approx(200, abs=0.01) and bottom - top == pytest.approx(
+            200, abs=0.01
+        )
     for a, b in itertools.combinations(boxes, 2):  # no two plots share any area
         assert a[1] <= b[0] or b[1] <= a[0] or a[3] <= b[2] or b[3] <= a[2]
-    # reading order: left to right, then the next row lower down
+    # reading order: left to right, 28 px apart, then the next row lower down
     for k, (a, b) in enumerate(itertools.pairwise(boxes), start=1):
         if k % min(per_row, n):
-            assert a[1] < b[0] and a[2:] == b[2:]
+            assert b[0] - a[1] == pytest.approx(grids.PLOT_GAP, abs=0.01) and a[2:] == b[2:]
         else:
-            assert b[3] < a[2]
-    # every plot as tall as the others, and each title right above its plot
-    assert len({round(y1 - y0, 9) for _, _, y0, y1 in boxes}) == 1
-    for box, note in zip(boxes, spec["layout"]["annotations"]):
-        assert note["x"] == pytest.approx((box[0] + box[1]) / 2) and note["y"] == box[3]
+            assert b[2] > a[3]
+    # each title right above its plot
+    inner_w = (
+        spec["layout"]["width"] - spec["layout"]["margin"]["l"] - spec["layout"]["margin"]["r"]
+    )
+    for (left, right, _, _), note in zip(boxes, spec["layout"]["annotations"]):
+        centre = spec["layout"]["margin"]["l"] + note["x"] * inner_w
+        assert centre == pytest.approx((left + right) / 2, abs=0.01)
     # token labels once a row, on the first plot
     layout = spec["layout"]
     shown = [layout["yaxis" + t["yaxis"][1:]]["showticklabels"] for t in spec["data"]]
     assert shown == [k % min(per_row, n) == 0 for k in range(n)]
+
+
+def test_a_row_of_plots_holds_as_many_as_fit_its_width() -> None:
+    """Four heads of 5 tokens: 200 px plots, 28 px apart, between the token labels (87 px) and
+    the colour bar (62 px): two fit 680 px (87 + 2 × 200 + 28 + 62 = 577), three do not (805)."""
+    mats = [np.zeros((5, 5))] * 4
+    spec = grids.grid_figure(mats, TOKENS, [TOKENS] * 4, list("abcd"))
+    assert spec["layout"]["width"] == 577 <= grids.ROW_PX
+    assert [t["yaxis"] for t in spec["data"]] == ["y", "y2", "y3", "y4"]
+    assert spec["layout"]["yaxis3"]["showticklabels"]  # the second row starts with the labels
+    wide = grids.grid_figure(mats, TOKENS, [TOKENS] * 4, list("abcd"), row_px=1033)
+    assert wide["layout"]["width"] == 87 + 4 * 200 + 3 * 28 + 62
+    phone = grids.grid_figure(mats, TOKENS, [TOKENS] * 4, list("abcd"), look=style.Look(phone=True))
+    assert phone["layout"]["width"] == 87 + 5 * 28 + 16  # one a row, the colour bar above
+
+
+def test_a_title_longer_than_its_plot_widens_the_slot_or_takes_two_lines() -> None:
+    mats = [np.zeros((2, 2))] * 2
+    titles = ["head 0 · sharp · H = 0.12", "head 1 · diffuse · H = 0.69 of the largest 0.69"]
+    spec = grids.grid_figure(mats, ["a", "b"], [["a", "b"]] * 2, titles, row_px=2000)
+    first, second = spec["layout"]["annotations"][1]["text"].split("<br>")
+    assert f"{first} {second}" == titles[1]
+    (a, b) = plot_px(spec)
+    shown = [line for note in spec["layout"]["annotations"] for line in note["text"].split("<br>")]
+    widest = max(labels.label_px(line) for line in shown) * 13 / 12
+    assert b[0] - a[0] >= widest + 8 + grids.PLOT_GAP - 1  # titles never reach the next one
 
 
 def test_grid_shares_one_colour_scale_of_the_largest_magnitude() -> None:
@@ -99,7 +213,7 @@ def test_grid_shares_one_colour_scale_of_the_largest_magnitude() -> None:
     assert (probs["layout"]["coloraxis"]["cmin"], probs["layout"]["coloraxis"]["cmax"]) == (0, 1)
 
 
-def test_grid_slants_x_labels_only_when_they_do_not_fit() -> None:
+def test_grid_slants_x_labels_only_when_they_do_not_fit_a_cell() -> None:
     mats = [np.zeros((5, 5))] * 4
     level = grids.grid_figure(mats, TOKENS, [TOKENS] * 4, list("abcd"))
     assert level["layout"]["xaxis"]["tickangle"] == 0
@@ -119,7 +233,9 @@ def test_one_plot_a_row_titles_the_x_axis_under_the_last_plot() -> None:
     (note,) = [a for a in layout["annotations"] if a["text"] == "key"]
     assert note["y"] == layout["yaxis3"]["domain"][0] and note["yanchor"] == "top"
     assert note["yshift"] < -20  # below the tick labels
-    upright = grids.grid_figure(mats, TOKENS, [TOKENS] * 3, list("abc"), per_row=3, x_title="key")
+    upright = grids.grid_figure(
+        mats, TOKENS, [TOKENS] * 3, list("abc"), per_row=3, x_title="key", row_px=2000
+    )
     assert [k for k in upright["layout"] if k.startswith("xaxis")] == ["xaxis", "xaxis2", "xaxis3"]
     assert upright["layout"]["xaxis2"]["title"]["text"] == "key"
     assert "orientation" not in upright["layout"]["coloraxis"]["colorbar"]
@@ -128,10 +244,20 @@ def test_one_plot_a_row_titles_the_x_axis_under_the_last_plot() -> None:
 def test_a_colour_bar_title_longer_than_the_bar_takes_two_lines() -> None:
     mats = [np.zeros((5, 5))] * 4
     long = "probabilité (une seule échelle pour toutes les têtes)"
-    spec = grids.grid_figure(mats, TOKENS, [TOKENS] * 4, list("abcd"), scale_title=long)
+    one_row = {"row_px": 2000}  # a bar as tall as one row of plots, 200 px
+    spec = grids.grid_figure(mats, TOKENS, [TOKENS] * 4, list("abcd"), scale_title=long, **one_row)
     text = spec["layout"]["coloraxis"]["colorbar"]["title"]["text"]
     first, second = text.split("<br>")
     assert f"{first} {second}" == long and abs(len(first) - len(second)) < 12
-    short = grids.grid_figure(mats, TOKENS, [TOKENS] * 4, list("abcd"), scale_title="value")
+    short = grids.grid_figure(
+        mats, TOKENS, [TOKENS] * 4, list("abcd"), scale_title="value", **one_row
+    )
     assert short["layout"]["coloraxis"]["colorbar"]["title"]["text"] == "value"
     assert spec["layout"]["margin"]["r"] == short["layout"]["margin"]["r"] + 18
+
+
+def test_the_tool_bar_is_off_and_hover_text_large_enough() -> None:
+    """plotly's tool bar covered titles and added Tab stops; hover text at 14 px."""
+    assert style.PLOT_CONFIG["displayModeBar"] is False
+    layout = style.styled(heatmaps.heatmap(np.zeros((2, 2)), ["a", "b"], ["a", "b"])["layout"])
+    assert layout["hoverlabel"]["font"]["size"] >= 13

@@ -1,4 +1,5 @@
-"""Bar charts with labelled reference lines, and two charts side by side as one figure."""
+"""Bar charts: one colour per series, numbers on the bars, labelled reference lines; two charts
+as one figure."""
 
 from __future__ import annotations
 
@@ -8,20 +9,24 @@ from collections.abc import Sequence
 import numpy as np
 
 from ui.labels import axis_margins, label_px
-from ui.style import MUTED
+from ui.style import MUTED, PLAIN, Look
 from ui.wire import Spec, fast_figure
 
 
-def side_by_side(left: Spec, right: Spec, gap: float = 0.14) -> Spec:
+def side_by_side(left: Spec, right: Spec) -> Spec:
     """Two figures of ``bar_chart`` as ONE figure: ``left``'s plot, then ``right``'s, each with
     its title above it and its own y axis; one legend (the left's: same series, same colours;
-    a click hides a series in both). ``gap``: the share of the width between the two plots, for
-    the right plot's y numbers and title.
+    a click hides a series in both). Each keeps its own width: the figure is as wide as both,
+    the left's right margin and the right's left margin between the plots (its y numbers).
 
     One figure rather than two: the browser draws every figure from scratch on each change.
     """
-    width = (1.0 - gap) / 2
     lay_l, lay_r = left["layout"], right["layout"]
+    margin_l, margin_r = lay_l["margin"], lay_r["margin"]
+    total = lay_l["width"] + lay_r["width"]
+    inner = total - margin_l["l"] - margin_r["r"]  # the plot area, both plots and the gap
+    width_l = (lay_l["width"] - margin_l["l"] - margin_l["r"]) / inner
+    start_r = (lay_l["width"] - margin_l["l"] + margin_r["l"]) / inner
     data = [{**trace, "legendgroup": trace.get("name")} for trace in left["data"]]
     data += [
         {
@@ -54,17 +59,17 @@ def side_by_side(left: Spec, right: Spec, gap: float = 0.14) -> Spec:
             "showarrow": False,
             "font": {"size": 14},
         }
-        for lay, x in ((lay_l, 0.0), (lay_r, 1.0 - width))
+        for lay, x in ((lay_l, 0.0), (lay_r, start_r))
         if lay.get("title", {}).get("text")
     ]
-    margin_l, margin_r = lay_l["margin"], lay_r["margin"]
     layout = {
         **lay_l,
         "title": {},
-        "xaxis": {**lay_l["xaxis"], "domain": [0.0, width]},
+        "xaxis": {**lay_l["xaxis"], "domain": [0.0, round(width_l, 6)]},
         "yaxis": {**lay_l["yaxis"], "anchor": "x"},
-        "xaxis2": {**lay_r["xaxis"], "domain": [1.0 - width, 1.0], "anchor": "y2"},
+        "xaxis2": {**lay_r["xaxis"], "domain": [round(start_r, 6), 1.0], "anchor": "y2"},
         "yaxis2": {**lay_r["yaxis"], "anchor": "x2"},
+        "width": total,
         "height": max(lay_l["height"], lay_r["height"]),
         "margin": {
             "l": margin_l["l"],
@@ -82,11 +87,11 @@ def side_by_side(left: Spec, right: Spec, gap: float = 0.14) -> Spec:
     return fast_figure(data, layout)
 
 
-def _bar_text(value: float | None, digits: int) -> str:
+def _bar_text(value: float | None, digits: int, look: Look) -> str:
     if value is None or not np.isfinite(value):
         return ""
     # + 0.0 turns a rounded -0.0 into 0.0: a mean of -1e-17 reads "0.00", not "-0.00"
-    return f"{round(value, digits) + 0.0:.{digits}f}"
+    return look.number(round(value, digits) + 0.0, digits)
 
 
 def bar_chart(
@@ -99,11 +104,15 @@ def bar_chart(
     digits: int = 2,
     height: int = 340,
     barmode: str = "group",
+    look: Look = PLAIN,
 ) -> Spec:
     """Bars, one colour per series, with optional labelled horizontal reference lines.
 
     ``barmode="group"`` puts the series side by side; ``"relative"`` lets series that fill
     different categories (None elsewhere) share one bar width, e.g. one colour per kind of head.
+    Sizes (px): a category is 20 + 30 per series wide (52 for ``"relative"``), the plot at
+    least 200 and the figure at least its title: a fixed width, so that two charts stand side
+    by side only where both fit (``ui.wire.show_figures``) and a title never runs past its chart.
     Shapes: series {name: [N]}, categories N labels, lines [(y, label)].
     """
     palette = ("#1f5fa8", "#e08a1e", "#2a9d8f", "#8e5ea2")  # distinguishable with colour blindness
@@ -122,7 +131,8 @@ def bar_chart(
             "hovertemplate": f"%{{x}}<br>{name}: %{{y:.6g}}<extra></extra>",
         }
         if len(categories) <= 16:
-            trace["text"] = [_bar_text(v, digits) for v in values]
+            trace["text"] = [_bar_text(v, digits, look) for v in values]
+            trace["textfont"] = {"size": round(12 * look.scale)}
         data.append(trace)
     # dashed reference lines across the plot ...
     dash = {"color": MUTED, "dash": "dash"}
@@ -150,12 +160,17 @@ def bar_chart(
         "b": below + (52 if legend else 0),
     }
     plot_px = height - margin["t"] - margin["b"]  # the plot area's height
+    per_category = 52 if barmode == "relative" else 20 + 30 * len(series)
+    plot_w = max(200, len(categories) * per_category)
+    width = max(margin["l"] + plot_w + margin["r"], math.ceil(label_px(title) * 14 / 12 * 1.1) + 16)
     layout = {
         "xaxis": xaxis,
         "yaxis": {"title": {"text": y_title}, "rangemode": "tozero"},
         "title": {"text": title, "font": {"size": 14}} if title else {},
+        "width": width,
         "height": height,
         "barmode": barmode,
+        "separators": look.separators(),
         "showlegend": legend,
         "legend": {"orientation": "h", "x": 0, "xanchor": "left"}
         | {"y": -(below - 6) / plot_px, "yanchor": "top"},

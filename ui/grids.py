@@ -1,17 +1,27 @@
-"""Grids of heatmaps: several matrices as plots of ONE figure, on one colour scale."""
+"""Grids of heatmaps: several matrices as plots of ONE figure, on one colour scale.
+
+The plots keep their cells' size (``Look.cells``): as many stand in a row as fit ROW_PX, the
+others in the next rows; a phone has one a row. A grid wider than its column scrolls sideways
+in its own box (``ui.wire.show_figure``).
+"""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from ui.heatmaps import MAX_CELL_TEXT, heatmap_cells
+from ui.heatmaps import heatmap_cells, mask_shape
 from ui.labels import axis_margins, fit_lines, label_px
-from ui.style import BAR, CELL_AXIS, COLOUR_SCALES, MASKED_COLOUR
+from ui.style import BAR, CELL_AXIS, COLOUR_SCALES, LARGE_SIDE_PX, PLAIN, Look
 from ui.wire import Spec, fast_figure, show_figure
+
+ROW_PX = 680  # a row of plots at most this wide (px): the column of 1024 px with the sidebar
+PLOT_GAP = 28  # px between two plots of a row
+SUBTITLE_PX = 13  # a plot's title, above it
 
 
 def heatmap_grid(
@@ -21,18 +31,15 @@ def heatmap_grid(
     titles: Sequence[str],
     *,
     key: str,
-    phone: bool = False,
     **style: Any,
 ) -> None:
-    """Several heatmaps side by side in ONE figure, on one colour scale with one colour bar;
-    ``style`` as in ``grid_figure``; ``phone``: one plot a row.
+    """Several heatmaps in ONE figure, on one colour scale with one colour bar; ``style`` as in
+    ``grid_figure``.
 
     One figure rather than one per matrix: the browser draws every figure from scratch on each
     change, and most of that cost is per figure, not per cell.
     Shapes: mats N × [R, C]; rows R labels; cols N × C labels; titles N.
     """
-    if phone:  # one plot a row: a phone has no room for several side by side
-        style.update(per_row=1, row_px=300)
     show_figure(grid_figure(mats, rows, cols, titles, **style), key=key)
 
 
@@ -52,47 +59,61 @@ def grid_figure(
     scale_title: str = "",
     per_row: int = 4,
     digits: int = 2,
-    row_px: float = 700.0,
+    look: Look = PLAIN,
+    phone: bool = False,
+    row_px: float = ROW_PX,
 ) -> Spec:
-    """The heatmaps of ``mats`` as a grid of plots, ``per_row`` a row, in one figure.
+    """The heatmaps of ``mats`` as a grid of plots, at most ``per_row`` a row, in one figure.
 
     Viridis from zmin to zmax, or (``signed``) red-blue from -b to b with b the largest |value|
-    of all the matrices: one shared ``coloraxis`` and its colour bar on the right. Trace n sits
-    on axes x{n+1}/y{n+1} (plotly's names: x, x2, x3, ...), its title in an annotation above it.
-    The token labels stand once, left of each row of plots; cell numbers only when they fit the
-    narrow plots, exact values on hover. ``row_px``: about how wide a row of plots is drawn
-    (px), to choose between level and slanted x labels.
+    of all the matrices: one shared ``coloraxis`` and its colour bar on the right (above the
+    plots when they stand one a row). Trace n sits on axes x{n+1}/y{n+1} (plotly's names: x,
+    x2, x3, ...), its title in an annotation above it. The token labels stand once, left of
+    each row of plots; exact values on hover.
+
+    Sizes (px): every cell is ``look.cells(max(R, most C))`` square; a plot's slot is as wide
+    as its cells or its title; a row holds as many slots as fit ROW_PX (one on a phone; all
+    ``per_row`` when the cells are too small for numbers, rather than a page of rows); the
+    figure is l + slots and gaps + r wide and t + rows of plots and their labels + b tall.
+    ``row_px``: how wide a row may be; ``phone`` (or ``look.phone``): one plot a row.
     Shapes: mats N × [R, C]; rows R labels; cols N × C labels; titles N.
     """
+    if phone:
+        look = replace(look, phone=True)
     if signed:
         zmax = max((float(np.nanmax(np.abs(m))) for m in mats), default=1.0) or 1.0
         zmin = -zmax
     n = len(mats)
-    per_row = max(1, min(per_row, n))
-    n_rows = -(-n // per_row)
     most_cols = max(len(c) for c in cols)
-    show_text = max(len(rows), most_cols) * per_row <= 32
-    tiny = len(rows) > MAX_CELL_TEXT
+    # several plots of a large setting: half the side of a lone one
+    cell, number_px = look.cells(max(len(rows), most_cols), LARGE_SIDE_PX // (1 if n == 1 else 2))
     all_cols = [c for group in cols for c in group]
     widest_px = max(label_px(str(c)) for c in all_cols)
-    # level x labels when the widest fits its cell, ``row_px`` being about the plots' width
-    tickangle = 0 if widest_px + 6 <= row_px / per_row / most_cols else -60
-    x_labels = 22 + abs(math.sin(math.radians(tickangle))) * widest_px
-    title_px = 26  # a plot's title line above it
-    # one row of plots may be as tall as a single heatmap; several rows share the height
-    plot_h = min(max((20 if tiny else 34) * len(rows), 90), 260 if n_rows > 1 else 640)
-    row_gap = x_labels + title_px + 16  # px from the bottom of one row of plots to the next
-    margin = axis_margins(rows, all_cols, tickangle, colour_bar=True)
-    margin.update(
-        t=title_px + 6,
-        b=margin["b"] if x_title else math.ceil(x_labels + 8),
-        r=margin["r"] + (28 if scale_title else 0),  # room for an upright bar's title
+    tickangle = 0 if widest_px + 6 <= cell else (-60 if cell >= 20 else -90)
+    x_labels = 22 + abs(math.sin(math.radians(tickangle))) * widest_px  # px under a plot
+    plot_w, plot_h = most_cols * cell, len(rows) * cell
+    # a title longer than its plot takes two lines, and the slot the longer line's width
+    titles = [fit_lines(t, max(plot_w, 150) * 14 / SUBTITLE_PX) for t in titles]  # at 13 px
+    lines = max(t.count("<br>") + 1 for t in titles)
+    widest_title = max(
+        label_px(line) * SUBTITLE_PX / 12 for t in titles for line in t.split("<br>")
     )
-    inner = n_rows * plot_h + (n_rows - 1) * row_gap  # the plot area's height, px
-    gap = 0.04 if per_row > 1 else 0.0  # between the plots of a row, a share of the width
-    width = (1.0 - gap * (per_row - 1)) / per_row
-    data, annotations = [], []
+    slot = max(plot_w, math.ceil(widest_title + 8))
+    title_px = 8 + 17 * lines  # a plot's title lines above it
+    margin = axis_margins(rows, all_cols, tickangle, colour_bar=True)
+    bar_r = margin["r"] + (28 if scale_title else 0)  # room for an upright bar and its title
+    fits = int(row_px - margin["l"] - bar_r + PLOT_GAP) // (slot + PLOT_GAP)
+    if not number_px:  # large settings: every row as the page asks, the box scrolls sideways
+        fits = per_row
+    per_row = 1 if look.phone else max(1, min(per_row, n, fits))
+    n_rows = -(-n // per_row)
+    row_gap = x_labels + title_px + 14  # px from the bottom of one row of plots to the next
+    margin.update(t=title_px + 4, b=margin["b"] if x_title else math.ceil(x_labels + 8), r=bar_r)
+    inner_h = n_rows * plot_h + (n_rows - 1) * row_gap  # the plot area's height, px
+    inner_w = per_row * slot + (per_row - 1) * PLOT_GAP  # and its width
+    data, annotations, shapes = [], [], []
     layout: dict[str, object] = {}
+    hidden = None if masked is None else np.asarray(masked, dtype=bool)
     for k, m in enumerate(mats):
         r, c = divmod(k, per_row)
         trace = heatmap_cells(
@@ -102,30 +123,30 @@ def grid_figure(
             masked=masked,
             masked_label=masked_label,
             digits=digits,
-            numbers=show_text and max(np.shape(m)) <= MAX_CELL_TEXT,
+            number_px=number_px,
             x_title=x_title,
             y_title=y_title,
+            look=look,
         )
-        if tiny:
-            trace.update(xgap=0, ygap=0)  # tiny cells: a 1 px gap would hide a third of them
         suffix = _axis_suffix(k)
         # the shared colour axis holds the scale
         trace.update(xaxis=f"x{suffix}", yaxis=f"y{suffix}", coloraxis="coloraxis")
         data.append(trace)
-        left = c * (width + gap)
-        top = 1.0 - r * (plot_h + row_gap) / inner
-        bottom = max(0.0, top - plot_h / inner)
+        left_px = c * (slot + PLOT_GAP) + (slot - len(cols[k]) * cell) / 2  # centred in its slot
+        left, right = left_px / inner_w, (left_px + len(cols[k]) * cell) / inner_w
+        top = 1.0 - r * (plot_h + row_gap) / inner_h
+        bottom = max(0.0, top - plot_h / inner_h)
         layout[f"xaxis{suffix}"] = {
             **CELL_AXIS,
             "tickangle": tickangle,
-            "domain": [left, min(1.0, left + width)],
+            "domain": [round(left, 6), round(min(1.0, right), 6)],
             "anchor": f"y{suffix}",
             "title": {"text": x_title if r == n_rows - 1 else ""},
         }
         layout[f"yaxis{suffix}"] = {
             **CELL_AXIS,
             "autorange": "reversed",
-            "domain": [bottom, top],
+            "domain": [round(bottom, 6), round(top, 6)],
             "anchor": f"x{suffix}",
             "showticklabels": c == 0,
             "title": {"text": y_title if c == 0 else ""},
@@ -133,7 +154,7 @@ def grid_figure(
         annotations.append(
             {
                 "text": titles[k],
-                "x": left + width / 2,
+                "x": (left + right) / 2,
                 "y": top,
                 "xref": "paper",
                 "yref": "paper",
@@ -141,21 +162,25 @@ def grid_figure(
                 "yanchor": "bottom",
                 "yshift": 4,
                 "showarrow": False,
-                "font": {"size": 13},
+                "font": {"size": SUBTITLE_PX},
             }
         )
+        if hidden is not None and (shape := mask_shape(hidden, cell, f"x{suffix}", f"y{suffix}")):
+            shapes.append(shape)
     if per_row > 1:  # the colour bar upright, right of the grid
-        bar: dict[str, object] = {"x": 1.0, "xanchor": "left", "len": 1.0, "y": 0.5, **BAR}
+        bar: dict[str, object] = {"x": 1.0, "xanchor": "left", "y": 1.0, "yanchor": "top", **BAR}
+        bar.update(lenmode="pixels", len=max(inner_h, 100))
         if scale_title:
-            bar["title"] = {"text": fit_lines(scale_title, inner), "side": "right"}
+            bar["title"] = {"text": fit_lines(scale_title, inner_h), "side": "right"}
             if "<br>" in bar["title"]["text"]:
                 margin["r"] += 18  # a second line beside the bar
-    else:  # one plot a row (a phone): lying above the plots, so they keep the whole width
+    else:  # one plot a row: lying above the plots, so they keep the column's width
         bar = {"orientation": "h", "thickness": 12, "len": 1.0, "x": 0.5, "xanchor": "center"}
-        bar.update(y=1.0 + (title_px + 8) / inner, yanchor="bottom", ypad=0)
+        bar.update(y=1.0 + (title_px + 8) / inner_h, yanchor="bottom", ypad=0)
         if scale_title:
-            bar["title"] = {"text": scale_title, "side": "top"}
-        margin.update(t=margin["t"] + 72 + (30 if scale_title else 0), r=16)  # measured
+            bar["title"] = {"text": fit_lines(scale_title, inner_w), "side": "top"}
+        bar_lines = bar["title"]["text"].count("<br>") + 1 if scale_title else 0
+        margin.update(t=margin["t"] + 72 + 30 * bar_lines, r=16)  # measured
         # plotly lifts an x axis title into its tick labels when the colour bar lies flat: the
         # title goes in an annotation under the last plot instead
         last = _axis_suffix(n - 1)
@@ -184,10 +209,13 @@ def grid_figure(
             "colorbar": bar,
         },
         annotations=annotations,
-        height=math.ceil(inner + margin["t"] + margin["b"]),
+        width=math.ceil(margin["l"] + inner_w + margin["r"]),
+        height=math.ceil(inner_h + margin["t"] + margin["b"]),
         margin=margin,
-        plot_bgcolor=MASKED_COLOUR,
+        separators=look.separators(),
     )
+    if shapes:
+        layout["shapes"] = shapes
     return fast_figure(data, layout)
 
 

@@ -1,23 +1,27 @@
-"""Heatmaps of one matrix: cells, their numbers and hover text, block lines and block names.
+"""Heatmaps of one matrix: cells sized by what they hold, their numbers, hover text, blocks.
 
 One convention: row 0 (the first token) at the top, rows = query, cols = key; colour-blind-safe
 scales (viridis for probabilities, red-blue around 0 for signed numbers); numbers printed in the
 cells when the matrix is small enough to read; exact values on hover. Token labels are plain
-text: plotly gets them as category names.
+text: plotly gets them as category names. A figure's width and height come from its cells
+(``Look.cells``) and its labels, never from the room left on the page.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from ui.labels import axis_margins
-from ui.style import BAR, CELL_AXIS, COLOUR_SCALES, MASKED_COLOUR
+from ui.labels import axis_margins, fit_lines, label_px
+from ui.style import BAR, CELL_AXIS, COLOUR_SCALES, MASKED_COLOUR, PLAIN, Look
 from ui.wire import Spec, fast_figure
 
-MAX_CELL_TEXT = 12  # print numbers inside cells up to this many rows/cols
+TITLE_LINE_PX = 18  # one more line of a 14 px title
+BAR_MIN_PX = 100  # a colour bar shorter than this crowds its numbers (a one-token sentence)
+BAR_TITLE_PX = 26  # an upright colour bar's title, right of its numbers
 
 
 def heatmap_spec(
@@ -32,19 +36,30 @@ def heatmap_spec(
     masked: np.ndarray | None = None,
     masked_label: str = "masked",
     digits: int = 2,
-    height: int | None = None,
     x_title: str = "",
     y_title: str = "",
     showscale: bool = True,
+    scale_title: str = "",
+    look: Look = PLAIN,
 ) -> tuple[dict, dict]:
     """The trace and layout dicts of a plotly heatmap of m with token labels, row 0 on top.
 
-    ``masked`` (bool, True = masked) cells are drawn grey with a × and say ``masked_label`` on
-    hover, so a masked cell never reads as a low value. ``signed`` picks a red-blue scale centred
-    on 0 for scores and raw numbers; otherwise viridis.
+    ``masked`` (bool, True = masked) cells are drawn in a grey of their own (``mask_shape``)
+    with a × and say
+    ``masked_label`` on hover, so a masked cell never reads as a low value. ``signed`` picks a
+    red-blue scale centred on 0 for scores and raw numbers (from -b to b, b the largest |value|,
+    unless zmin and zmax are given); otherwise viridis from zmin to zmax.
+
+    Sizes (px): a cell is ``look.cells(max(R, C))`` square; the figure is the cells plus
+    margins that hold the labels, the title (on two lines when one would pass the figure's
+    width) and the colour bar: width = l + C × cell + r, height = t + R × cell + b.
     Shapes: m [R, C], rows R labels, cols C labels.
     """
-    tickangle = 0 if len(cols) <= 10 else -60
+    n_rows, n_cols = np.shape(m)
+    cell, number_px = look.cells(max(n_rows, n_cols))
+    widest_x = max((label_px(str(c)) for c in cols), default=0.0)
+    # level x labels when the widest fits its cell; upright when slanted ones would touch
+    tickangle = 0 if widest_x + 6 <= cell else (-60 if cell >= 20 else -90)
     trace = heatmap_cells(
         m,
         rows,
@@ -52,37 +67,63 @@ def heatmap_spec(
         masked=masked,
         masked_label=masked_label,
         digits=digits,
-        numbers=max(np.shape(m)) <= MAX_CELL_TEXT,
+        number_px=number_px,
         x_title=x_title,
         y_title=y_title,
+        look=look,
     )
     z = trace["z"]
-    trace.update(showscale=showscale, colorbar={"x": 1.0, "xanchor": "left", **BAR})
     if signed:
-        bound = float(np.nanmax(np.abs(z))) if np.isfinite(z).any() else 1.0
-        trace.update(colorscale=COLOUR_SCALES["RdBu_r"], zmid=0.0, zmin=-bound, zmax=bound)
+        if zmin is None or zmax is None:
+            bound = float(np.nanmax(np.abs(z))) if np.isfinite(z).any() else 1.0
+            zmin, zmax = -(bound or 1.0), bound or 1.0
+        trace.update(colorscale=COLOUR_SCALES["RdBu_r"], zmid=0.0, zmin=zmin, zmax=zmax)
     else:
         trace["colorscale"] = COLOUR_SCALES["Viridis"]
         trace.update({k: v for k, v in (("zmin", zmin), ("zmax", zmax)) if v is not None})
+    plot_w, plot_h = n_cols * cell, n_rows * cell
+    margin = axis_margins(rows, cols, tickangle, colour_bar=showscale)
+    # an axis title longer than its side of the cells takes two lines; the plot area is at
+    # least as tall as the y title's longer line, the cells keeping their size at its top
+    y_title = fit_lines(y_title, plot_h) if y_title else ""
+    x_title = fit_lines(x_title, max(plot_w, 120)) if x_title else ""
+    y_px = max((label_px(line) * 14 / 12 for line in y_title.split("<br>")), default=0.0)
+    area_h = max(plot_h, BAR_MIN_PX if showscale else 0, math.ceil(y_px) + 8)  # px
+    margin["l"] += TITLE_LINE_PX * y_title.count("<br>")
+    margin["b"] += TITLE_LINE_PX * x_title.count("<br>")
+    trace["showscale"] = showscale
+    if showscale:
+        bar: dict[str, object] = {"x": 1.0, "xanchor": "left", "y": 1.0, "yanchor": "top", **BAR}
+        bar.update(lenmode="pixels", len=area_h)
+        if scale_title:
+            bar["title"] = {"text": fit_lines(scale_title, area_h), "side": "right"}
+            margin["r"] += BAR_TITLE_PX * (1 + bar["title"]["text"].count("<br>"))
+        trace["colorbar"] = bar
+    width = margin["l"] + plot_w + margin["r"]
+    lines = ""
+    if title:
+        lines = fit_lines(title, width - 12, bold=True)
+        widest = max(label_px(line) * 14 / 12 * 1.1 for line in lines.split("<br>"))
+        margin["r"] += max(0, math.ceil(widest + 12 - width))  # a title longer than the cells
+        width = margin["l"] + plot_w + margin["r"]
+    margin["t"] = 40 + TITLE_LINE_PX * lines.count("<br>") if title else 12
     layout: dict[str, object] = {
-        "xaxis": {
-            **CELL_AXIS,
-            "title": {"text": x_title},
-            "tickangle": tickangle,
-        },
+        "xaxis": {**CELL_AXIS, "title": {"text": x_title}, "tickangle": tickangle},
         "yaxis": {
             **CELL_AXIS,
             "title": {"text": y_title},
             "autorange": "reversed",
+            # the cells keep their size when the colour bar is taller than they are
+            "domain": [1.0 - plot_h / area_h, 1.0],
         },
-        "title": {"text": title, "font": {"size": 14}} if title else {},
-        "height": height or max(240, (34 if len(rows) <= MAX_CELL_TEXT else 20) * len(rows) + 130),
-        "margin": {
-            **axis_margins(rows, cols, tickangle, colour_bar=showscale),
-            "t": 40 if title else 10,
-        },
-        "plot_bgcolor": MASKED_COLOUR,
+        "title": {"text": lines, "font": {"size": 14}} if title else {},
+        "width": width,
+        "height": margin["t"] + area_h + margin["b"],
+        "margin": margin,
+        "separators": look.separators(),
     }
+    if masked is not None and (shape := mask_shape(np.asarray(masked, dtype=bool), cell)):
+        layout["shapes"] = [shape]
     return trace, layout
 
 
@@ -94,13 +135,14 @@ def heatmap_cells(
     masked: np.ndarray | None = None,
     masked_label: str = "masked",
     digits: int = 2,
-    numbers: bool = True,
+    number_px: int = 13,
     x_title: str = "",
     y_title: str = "",
+    look: Look = PLAIN,
 ) -> dict:
     """A heatmap trace's cells without its colours: z (NaN where masked or not finite), the
-    labels, the hover text, and the cell numbers when ``numbers``. ``heatmap_spec`` adds a colour
-    scale of its own; ``grid_figure`` a shared colour axis.
+    labels, the hover text, and the cell numbers at ``number_px`` (none when 0), written as
+    ``look`` writes numbers. ``heatmap_spec`` adds the colour scale.
     Shapes: m [R, C], rows R labels, cols C labels; masked [R, C] (True = masked)."""
     z = np.array(m, dtype=np.float64)
     hidden = np.zeros(z.shape, dtype=bool) if masked is None else np.asarray(masked, dtype=bool)
@@ -112,26 +154,79 @@ def heatmap_cells(
         "y": list(rows),
         "hovertemplate": f"{y_title or 'row'} %{{y}} → {x_title or 'col'} %{{x}}<br>"
         "%{z:.6g}<extra></extra>",
-        "xgap": 1,
-        "ygap": 1,
+        "xgap": 1 if number_px or max(z.shape) <= 32 else 0,  # a 1 px gap hides tiny cells
+        "ygap": 1 if number_px or max(z.shape) <= 32 else 0,
     }
+    comma = look.lang == "fr"
     if hidden.any():  # masked cells say so on hover instead of showing an empty value
-        trace["customdata"] = _cell_texts(z, hidden, "{:.6g}", masked_label)
+        trace["customdata"] = _cell_texts(z, hidden, "{:.6g}", masked_label, comma)
         trace["hovertemplate"] = trace["hovertemplate"].replace("%{z:.6g}", "%{customdata}")
-    if numbers:  # the cell numbers, formatted only when they are drawn
-        trace.update(text=_cell_texts(z, hidden, f"{{:.{digits}f}}", "×"), texttemplate="%{text}")
+    if number_px:  # the cell numbers, formatted only when they are drawn
+        trace.update(
+            text=_cell_texts(z, hidden, f"{{:.{digits}f}}", "×", comma),
+            texttemplate="%{text}",
+            textfont={"size": number_px},
+        )
     return trace
 
 
-def _cell_texts(z: np.ndarray, hidden: np.ndarray, fmt: str, masked: str) -> list[list[str]]:
-    """Every cell of z as text (``fmt``, NaN read as 0), ``masked`` where hidden; plain lists,
-    about 3x faster than numpy's vectorize over the 16 384 cells of 16 heads of 32 tokens.
+def mask_shape(hidden: np.ndarray, cell: int, xref: str = "x", yref: str = "y") -> dict | None:
+    """The masked cells as one grey path under the heatmap (whose masked cells are empty): a
+    square a cell, inset by half the 1 px gap, so the gaps stay the page's colour and the
+    masked triangle reads as cells, apart from any frame; one rectangle a row of masked cells
+    when the cells have no gaps. None when nothing is masked.
+    Shapes: hidden [R, C] (True = masked); cell: the cells' side, px."""
+    if not hidden.any():
+        return None
+    inset = 0.5 / cell if cell >= 20 else 0.0  # half a gap, in cells
+    parts = []
+    for i, row in enumerate(hidden.tolist()):
+        top, bottom = i - 0.5 + inset, i + 0.5 - inset
+        j, n = 0, len(row)
+        while j < n:
+            if not row[j]:
+                j += 1
+                continue
+            end = j + 1
+            if not inset:  # no gaps: one rectangle for the run of masked cells
+                while end < n and row[end]:
+                    end += 1
+            left, right = j - 0.5 + inset, end - 0.5 - inset
+            parts.append(
+                f"M{left:.4g},{top:.4g}L{right:.4g},{top:.4g}"
+                f"L{right:.4g},{bottom:.4g}L{left:.4g},{bottom:.4g}Z"
+            )
+            j = end
+    return {
+        "type": "path",
+        "path": "".join(parts),
+        "xref": xref,
+        "yref": yref,
+        "fillcolor": MASKED_COLOUR,
+        "line": {"width": 0},
+        "layer": "below",
+    }
+
+
+def _cell_texts(
+    z: np.ndarray, hidden: np.ndarray, fmt: str, masked: str, comma: bool = False
+) -> list[list[str]]:
+    """Every cell of z as text (``fmt``, NaN read as 0; a decimal comma when ``comma``),
+    ``masked`` where hidden; plain lists, about 3x faster than numpy's vectorize over the
+    16 384 cells of 16 heads of 32 tokens.
     Shapes: z [R, C], hidden [R, C] -> R lists of C strings."""
     form = fmt.format
-    return [
-        [masked if h else form(v) for v, h in zip(row, hrow)]
-        for row, hrow in zip(np.nan_to_num(z).tolist(), hidden.tolist())
-    ]
+    if comma:
+        texts = [
+            [masked if h else form(v).replace(".", ",") for v, h in zip(row, hrow)]
+            for row, hrow in zip(np.nan_to_num(z).tolist(), hidden.tolist())
+        ]
+    else:
+        texts = [
+            [masked if h else form(v) for v, h in zip(row, hrow)]
+            for row, hrow in zip(np.nan_to_num(z).tolist(), hidden.tolist())
+        ]
+    return texts
 
 
 def heatmap(m: np.ndarray, rows: Sequence[str], cols: Sequence[str], **style: Any) -> Spec:
@@ -160,17 +255,20 @@ def mark_blocks(fig: Spec, size: int, count: int, axis: str = "x") -> Spec:
     return fig
 
 
-def label_blocks(fig: Spec, size: int, names: Sequence[str], *, phone: bool = False) -> Spec:
+def label_blocks(fig: Spec, size: int, names: Sequence[str]) -> Spec:
     """A name above each block of ``size`` x categories (e.g. z₀ over head 0's columns of a
-    concat), in a band added at the top of the chart. Many blocks on a narrow chart: every
-    second (or k-th) block is named, so that the names never run into each other; ``phone``:
-    the chart is a phone's width, with room for 4 names instead of 8.
+    concat), in a band added at the top of the chart. Blocks narrower than their names: every
+    second (or k-th) block is named, so that the names never run into each other.
     Shapes: an x axis of size * len(names) categories -> len(names) blocks.
     """
     if len(names) < 2:
         return fig
-    step = -(-len(names) // (4 if phone else 8))
     layout = fig["layout"]
+    margin = layout["margin"]
+    n_cols = len(fig["data"][0]["x"])
+    cell = (layout["width"] - margin["l"] - margin["r"]) / n_cols  # the figure's cells, px
+    room = max(label_px(str(name)) * 14 / 12 for name in names) + 10  # a name and a space
+    step = max(1, math.ceil(room / (size * cell)))
     layout["annotations"] = [
         *layout.get("annotations", ()),
         *(
@@ -189,10 +287,7 @@ def label_blocks(fig: Spec, size: int, names: Sequence[str], *, phone: bool = Fa
             if k % step == 0
         ),
     ]
-    band = 20  # px: the names' line, between the title and the plot
-    layout["margin"] = {
-        **layout.get("margin", {}),
-        "t": layout.get("margin", {}).get("t", 10) + band,
-    }
-    layout["height"] = layout.get("height", 240) + band
+    band = 22  # px: the names' line, between the title and the plot
+    layout["margin"] = {**margin, "t": margin.get("t", 12) + band}
+    layout["height"] = layout["height"] + band
     return fig

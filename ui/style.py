@@ -1,19 +1,32 @@
-"""The charts' look: fonts, colours, colour scales, the dark theme's CSS, plotly's chart options.
+"""The charts' look: sizes of cells and type, fonts, colours, colour scales, the dark theme's CSS.
 
 Every figure's layout goes through ``styled`` before it is sent; nothing here draws data.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import plotly.graph_objects as go
 
-# the chart's tool bar: save as PNG, zoom, pan, reset (and Streamlit's full screen); the + and -
-# and autoscale buttons only repeat zoom and reset, and crowd a title on a phone
-PLOT_CONFIG = {
-    "displaylogo": False,
-    "modeBarButtonsToRemove": ["select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d"],
-}
-MASKED_COLOUR = "#a0a0a0"  # opaque mid grey: the × reads on it in light and dark mode
+from ui.text import num
+
+# no tool bar: it covered the titles on hover and on a phone, and put five Tab stops in every
+# chart; a cell's exact value is on hover, the numbers in the tables and their CSV
+PLOT_CONFIG = {"displayModeBar": False, "displaylogo": False}
+# Cells sized by what they hold, not by the room left over: square cells of CELL_PX with their
+# numbers at NUMBER_PX up to MAX_CELL_TEXT rows or columns (the chapters' sizes: 8 tokens, 16
+# columns); a phone's smaller ones, still readable; beyond, smaller cells without numbers, never
+# below what a 12 px tick label needs.
+CELL_PX = 40
+NUMBER_PX = 13
+PHONE_CELL_PX = 28
+PHONE_NUMBER_PX = 11
+MAX_CELL_TEXT = 16
+LARGE_CELL_PX = 24  # more than MAX_CELL_TEXT rows or columns: no numbers
+SMALLEST_CELL_PX = 14  # a 12 px label per row or column
+LARGE_SIDE_PX = 640  # beyond MAX_CELL_TEXT, the cells of the longest side share about this
+MASKED_COLOUR = "#c5c8d2"  # a light grey of its own, apart from the cells' gaps and the page
 # plotly's named scales as the explicit [position, colour] lists that plotly.js reads
 COLOUR_SCALES = {
     name: [list(step) for step in go.Heatmap(colorscale=name).colorscale]
@@ -58,12 +71,12 @@ COLOUR_BAR = {
 }
 _LAYOUT = {
     # no dragging: on a phone a finger that starts on a chart scrolls the page instead of
-    # zooming the chart (a tap still shows a cell's value; the zoom button turns dragging on)
+    # zooming the chart (a tap still shows a cell's value)
     "dragmode": False,
     "font": FONT,
     "paper_bgcolor": CLEAR,
     "plot_bgcolor": CLEAR,
-    "hoverlabel": {"bgcolor": "#FFFFFF", "bordercolor": FAINT, "font": FONT},
+    "hoverlabel": {"bgcolor": "#FFFFFF", "bordercolor": FAINT, "font": {**FONT, "size": 14}},
     "modebar": {"bgcolor": CLEAR, "color": FAINT, "activecolor": MUTED},
     "legend": {"font": FONT, "bordercolor": CLEAR, "borderwidth": 0, "valign": "top"},
 }
@@ -71,8 +84,19 @@ _TITLE = {"font": {**FONT, "size": 14}, "x": 0, "xanchor": "left", "pad": {"l": 
 # Each theme's colours, as Streamlit's theme gives them: light-dark() follows the colour scheme
 # that Streamlit sets on the app (chromium 123, firefox 120, safari 17.5; older browsers keep the
 # MUTED grey above). Cell numbers are not touched: plotly picks them to read on their cell. A
-# bold annotation is a plot's title in a figure of several (``side_by_side``): a title's colour.
+# bold annotation is a plot's title in a figure of several: a title's colour. A row of figures
+# (``ui.wire.show_figures``) wraps; a figure wider than the row scrolls sideways inside it, at
+# its own width, instead of being squeezed into the column. Columns that hold figures are never
+# narrower than them: the row wraps instead (a table beside a figure keeps about 40 rem).
 CHART_CSS = """<style>
+[class*="st-key-figs-"] { overflow-x: auto; overflow-y: hidden; }
+[class*="st-key-figs-"] > .stElementContainer { max-width: none; }
+[data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"] [class*="st-key-figs-"]) {
+  flex-wrap: wrap;
+}
+[data-testid="stColumn"]:has([class*="st-key-figs-"]) { min-width: fit-content; }
+[data-testid="stHorizontalBlock"]:has([class*="st-key-figs-"])
+  > [data-testid="stColumn"]:has([data-testid="stDataFrame"]) { min-width: min(100%, 40rem); }
 .stPlotlyChart .infolayer text, .stPlotlyChart .xaxislayer-above text,
 .stPlotlyChart .yaxislayer-above text, .stPlotlyChart text.bartext-outside {
   fill: light-dark(#808495, #e6eaf1) !important;
@@ -87,6 +111,40 @@ CHART_CSS = """<style>
 }
 .stPlotlyChart .hoverlayer .hovertext text { fill: light-dark(#808495, #e6eaf1) !important; }
 </style>"""
+
+
+@dataclass(frozen=True)
+class Look:
+    """How a page draws its charts: the numbers' language, a phone's cells, and ``scale`` for
+    the cells and their numbers (a projector's larger ones)."""
+
+    lang: str = "en"
+    phone: bool = False
+    scale: float = 1.0
+
+    def cells(self, n: int, side_px: int = LARGE_SIDE_PX) -> tuple[int, int]:
+        """The side of a square cell (px) of a matrix whose longest side is ``n``, and its
+        numbers' size (px; 0: no numbers); beyond MAX_CELL_TEXT, the longest side is about
+        ``side_px`` (a grid of several matrices asks for less).
+
+        ``Look().cells(8) == (40, 13)``, ``Look(phone=True).cells(8) == (28, 11)``,
+        ``Look().cells(64) == (14, 0)``."""
+        if n <= MAX_CELL_TEXT:
+            if self.phone:
+                return round(PHONE_CELL_PX * self.scale), round(PHONE_NUMBER_PX * self.scale)
+            return round(CELL_PX * self.scale), round(NUMBER_PX * self.scale)
+        return max(SMALLEST_CELL_PX, min(LARGE_CELL_PX, side_px // n)), 0
+
+    def number(self, x: float, digits: int, kind: str = "f") -> str:
+        """``x`` as the page writes it: ``digits`` decimals, a decimal comma in French."""
+        return num(x, digits, self.lang, kind)
+
+    def separators(self) -> str:
+        """plotly's ``separators`` (decimal, thousands) for hover, ticks and colour bars."""
+        return ", " if self.lang == "fr" else ".,"
+
+
+PLAIN = Look()  # English on a computer's screen, at the cells' own size
 
 
 def _under(defaults: dict, own: dict) -> dict:

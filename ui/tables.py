@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import streamlit as st
+from pandas.io.formats.style import Styler
 
 
 def shape_text(name: str, m: np.ndarray) -> str:
@@ -46,6 +47,12 @@ def _arrow_table(
     )
 
 
+def french(table: pd.DataFrame, digits: int) -> Styler:
+    """A table whose numbers read with a decimal comma and ``digits`` decimals: the values stay
+    numbers (sorting, the CSV), only their text changes."""
+    return table.style.format(precision=digits, decimal=",", thousands="\u202f")
+
+
 def _csv(m: np.ndarray, rows: Sequence[str], cols: Sequence[str]) -> str:
     return table_of(m, rows, cols).to_csv(float_format="%.17g")
 
@@ -59,12 +66,18 @@ def matrix_table(
     key: str,
     digits: int = 3,
     download_label: str | None = None,
+    lang: str = "en",
 ) -> None:
-    """A matrix as a table, its shape under it, and a CSV download of the full-precision values."""
-    table = _arrow_table(m, rows, cols, digits)
-    if table is None:
-        table = table_of(m, rows, cols).round(digits)
-    st.dataframe(table, width="stretch", key=f"{key}_table")
+    """A matrix as a table, its shape under it, and a CSV download of the full-precision values.
+    French shows ``digits`` decimals after a decimal comma, as the chapters write them (the CSV
+    keeps the dot that spreadsheets and Python read)."""
+    if lang == "fr":
+        st.dataframe(french(table_of(m, rows, cols), digits), width="stretch", key=f"{key}_table")
+    else:
+        table = _arrow_table(m, rows, cols, digits)
+        if table is None:
+            table = table_of(m, rows, cols).round(digits)
+        st.dataframe(table, width="stretch", key=f"{key}_table")
     st.caption(shape_text(name, np.asarray(m)))
     st.download_button(
         download_label or f"{name} · CSV",

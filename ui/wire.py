@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import zlib
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -122,7 +123,29 @@ class _Sendable(BaseFigure):
         return f"_Sendable({len(self._sent['data'])} traces)"
 
 
-def show_figure(fig: Spec, key: str) -> None:
-    """Draw a figure of ``fast_figure`` at the container's width, in the chart style (``styled``).
-    The page shows CHART_CSS once (``ui.frame`` does), for the dark theme's colours."""
-    st.plotly_chart(_Sendable(fig), key=key, config=PLOT_CONFIG, width="stretch", theme=None)
+def show_figure(fig: Spec, key: str, on_select: Callable[[], None] | None = None) -> None:
+    """Draw a figure of ``fast_figure`` in the chart style (``styled``), in a box of its own: at
+    its own ``width`` (px) when it has one, scrolling sideways inside the box when the column is
+    narrower, or else at the column's width. ``on_select``: called when a cell is clicked (the
+    chart's state, under ``key`` in the session, holds the point). The page shows CHART_CSS
+    once (``ui.frame`` does): the box's scrolling and the dark theme's colours."""
+    show_figures([(fig, key)], key=key, on_select=on_select)
+
+
+def show_figures(
+    figs: Sequence[tuple[Spec, str]], key: str, on_select: Callable[[], None] | None = None
+) -> None:
+    """Figures side by side in one box, each at its own width (``show_figure``), wrapping onto
+    the next row when the row is full; ``key`` names the box, each figure's key the figure."""
+    selecting = {"on_select": on_select, "selection_mode": "points"} if on_select else {}
+    with st.container(horizontal=True, gap="medium", key=f"figs-{key}"):
+        for fig, fig_key in figs:
+            width = fig["layout"].get("width")
+            st.plotly_chart(
+                _Sendable(fig),
+                key=fig_key,
+                config=PLOT_CONFIG,
+                width=int(width) if width else "stretch",
+                theme=None,
+                **selecting,
+            )

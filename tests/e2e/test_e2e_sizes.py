@@ -1,0 +1,274 @@
+"""Charts sized by their cells: on every page, at both chapter presets and on the screens a class
+uses, every heatmap cell and its number stay readable and no chart text runs into another.
+
+Measured in chromium, in CSS px (what a zoom scales): a cell is its heatmap image's box over its
+rows and columns, a number the computed font size of its ``<text>``, a text's box its
+``getBoundingClientRect``. The zoomed screen is 1280 × 720 at 150 %: a 853 × 480 CSS viewport
+drawn at a device scale of 1.5, as the browser's own zoom lays it out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+from playwright.sync_api import Browser, Page
+
+from tests.e2e.harness import ARTIFACTS, WAIT_MS, Server, settle
+from ui.frame import PAGES
+
+pytestmark = pytest.mark.e2e
+
+PHONE_AGENT = (
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 "
+    "(KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1"
+)
+
+
+@dataclass(frozen=True)
+class Screen:
+    name: str
+    width: int  # CSS px
+    height: int
+    scale: float  # device pixels per CSS px: 1.5 is a 150 % zoom of 1280 × 720
+    phone: bool = False
+
+    @property
+    def cell(self) -> float:
+        """The smallest cell side (CSS px) at the chapters' sizes."""
+        return 24.0 if self.phone else 32.0
+
+    @property
+    def number(self) -> float:
+        """The smallest cell number (CSS px)."""
+        return 10.0 if self.phone else 12.0
+
+
+# screens of one device scale share a browser context: a page is loaded once and measured at
+# each of their sizes (the charts keep their widths; only the rows they wrap into change)
+DEVICES = {
+    "computer": [
+        Screen("1280x720", 1280, 720, 1.0),
+        Screen("1024x768-sidebar", 1024, 768, 1.0),
+        Screen("1920x1080", 1920, 1080, 1.0),
+    ],
+    "zoom-150pc": [Screen("1280x720-150pc", 853, 480, 1.5)],
+    "phone": [Screen("phone-390x844", 390, 844, 3.0, phone=True)],
+}
+LANGS = ("en", "fr")
+PRESETS = {
+    "chapter8": "d_model=4&n_heads=1&embeddings=handmade",
+    "chapter9": "d_model=8&n_heads=4",
+}
+CHAPTER_ROWS, CHAPTER_COLS = 8, 16  # the chapters' sizes: what must keep readable cells
+
+
+def url_path(file: str) -> str:
+    """``app.py`` -> ``/``; ``pages/3_softmax.py`` -> ``/softmax``."""
+    return "/" if file == "app.py" else "/" + file.split("_", 1)[1].removesuffix(".py")
+
+
+# Every chart of the page: its heatmaps' cells and numbers, and the boxes of its texts. A title
+# is the chart's title, a plot's title (an annotation), an axis title or a colour bar's title;
+# every other text (tick labels, colour bar numbers, legend) may touch a neighbour of its kind
+# but never a title. Boxes are the rendered ones, in CSS px.
+MEASURE = """() => {
+  const box = (e) => { const r = e.getBoundingClientRect();
+    return {x0: r.left, y0: r.top, x1: r.right, y1: r.bottom}; };
+  const out = [];
+  for (const el of document.querySelectorAll('.js-plotly-plot')) {
+    const holder = el.closest('.stElementContainer');
+    const key = ((holder && holder.className.match(/st-key-(\\S+)/)) || [null, '?'])[1];
+    const chart = {key, svg: box(el.querySelector('svg.main-svg')), heatmaps: [], texts: []};
+    const cds = (el.calcdata || []).filter(cd => cd[0] && cd[0].trace.type === 'heatmap');
+    el.querySelectorAll('g.hm').forEach((g, k) => {
+      const image = g.querySelector('image');
+      const cd = cds[k];
+      if (!image || !cd) return;
+      const z = cd[0].z, r = box(image);
+      const fonts = [...g.querySelectorAll('text')]
+        .filter(t => t.textContent.trim() !== '')
+        .map(t => parseFloat(getComputedStyle(t).fontSize));
+      chart.heatmaps.push({rows: z.length, cols: z[0].length,
+        w: (r.x1 - r.x0) / z[0].length, h: (r.y1 - r.y0) / z.length, fonts});
+    });
+    const kinds = [
+      ['title', '.g-gtitle text, .annotation text, [class^="g-x"][class$="title"] text, '
+        + '[class^="g-y"][class$="title"] text, .cbtitle text'],
+      ['tick', '.xtick text, .ytick text, .colorbar .cbaxis text, .legendtext'],
+    ];
+    for (const [kind, selector] of kinds) {
+      for (const t of el.querySelectorAll(selector)) {
+        if (t.textContent.trim() === '' || getComputedStyle(t).display === 'none') continue;
+        const b = box(t);
+        if (b.x1 - b.x0 < 0.5) continue;
+        chart.texts.push({kind, text: t.textContent.trim().slice(0, 40), ...b});
+      }
+    }
+    out.push(chart);
+  }
+  const main = document.querySelector('[data-testid="stMain"]');
+  return {charts: out, pageWide: document.scrollingElement.scrollWidth > window.innerWidth + 1,
+          mainWide: main.scrollWidth > main.clientWidth + 1,
+          drawn: document.querySelectorAll('.stPlotlyChart').length === out.length};
+}"""
+
+
+def overlap(a: dict, b: dict, slack: float = 1.0) -> bool:
+    """Whether two boxes share more than ``slack`` px each way (touching edges do not count)."""
+    return min(a["x1"], b["x1"]) - max(a["x0"], b["x0"]) > slack and (
+        min(a["y1"], b["y1"]) - max(a["y0"], b["y0"]) > slack
+    )
+
+
+def problems(measured: dict, screen: Screen) -> list[str]:
+    """What is wrong on one page, as readable lines (empty: the page passes)."""
+    found = []
+    if measured["pageWide"] or measured["mainWide"]:
+        found.append("the page scrolls sideways")
+    for chart in measured["charts"]:
+        key = chart["key"]
+        for hm in chart["heatmaps"]:
+            if hm["rows"] > CHAPTER_ROWS or hm["cols"] > CHAPTER_COLS:
+                continue  # larger settings may shrink cells and drop numbers
+            side = min(hm["w"], hm["h"])
+            if side < screen.cell:
+                found.append(f"{key}: {hm['rows']}×{hm['cols']} cells of {side:.1f} px")
+            if not hm["fonts"]:
+                found.append(f"{key}: {hm['rows']}×{hm['cols']} cells without their numbers")
+            elif min(hm["fonts"]) < screen.number:
+                found.append(f"{key}: numbers of {min(hm['fonts']):.1f} px")
+        texts, svg = chart["texts"], chart["svg"]
+        for n, a in enumerate(texts):
+            if a["kind"] != "title":
+                continue
+            inside = (
+                a["x0"] >= svg["x0"] - 1
+                and a["x1"] <= svg["x1"] + 1
+                and a["y0"] >= svg["y0"] - 1
+                and a["y1"] <= svg["y1"] + 1
+            )
+            if not inside:
+                found.append(f"{key}: {a['text']!r} passes the chart's edge")
+            for m, b in enumerate(texts):
+                if m != n and (b["kind"] != "title" or m > n) and overlap(a, b):
+                    found.append(f"{key}: {a['text']!r} runs into {b['text']!r}")
+    return found
+
+
+@dataclass
+class Visit:
+    screen: Screen
+    path: str
+    measured: dict
+
+    @property
+    def cells(self) -> list[float]:
+        return [
+            min(h["w"], h["h"])
+            for c in self.measured["charts"]
+            for h in c["heatmaps"]
+            if h["rows"] <= CHAPTER_ROWS and h["cols"] <= CHAPTER_COLS
+        ]
+
+    @property
+    def fonts(self) -> list[float]:
+        return [
+            f
+            for c in self.measured["charts"]
+            for h in c["heatmaps"]
+            if h["rows"] <= CHAPTER_ROWS and h["cols"] <= CHAPTER_COLS
+            for f in h["fonts"]
+        ]
+
+
+def wait_drawn(page: Page) -> None:
+    """Until every chart of the page has been drawn by plotly."""
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('.stPlotlyChart')].every(
+            c => { const p = c.querySelector('.js-plotly-plot');
+                   return p && p._fullLayout && p.querySelector('svg.main-svg'); })""",
+        polling=200,
+        timeout=WAIT_MS,
+    )
+
+
+def visits(browser: Browser, server: Server, screens: list[Screen]) -> Iterator[Visit]:
+    """Every page at both presets in both languages (French at the chapter 9 preset, whose
+    titles are the longest), loaded once in a context of the screens' device scale (a phone's
+    user agent on the phone) and measured at each screen's size."""
+    first = screens[0]
+    agent = {"user_agent": PHONE_AGENT, "is_mobile": True, "has_touch": True}
+    context = browser.new_context(
+        viewport={"width": first.width, "height": first.height},
+        device_scale_factor=first.scale,
+        **(agent if first.phone else {}),
+    )
+    context.set_default_timeout(WAIT_MS)
+    page = context.new_page()
+    links = [(lang, query) for lang in LANGS for name, query in PRESETS.items()]
+    try:
+        for lang, query in links:
+            if lang == "fr" and query == PRESETS["chapter8"]:
+                continue
+            for file, _, _ in PAGES:
+                path = f"{url_path(file)}?{query}&lang={lang}"
+                page.set_viewport_size({"width": first.width, "height": first.height})
+                page.goto(server.url + path)
+                page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']")
+                settle(page)
+                wait_drawn(page)
+                for screen in screens:
+                    if screen is not first:
+                        page.set_viewport_size({"width": screen.width, "height": screen.height})
+                        page.wait_for_timeout(400)  # the rows re-wrap; the charts keep their size
+                        wait_drawn(page)
+                    measured = page.evaluate(MEASURE)
+                    if (
+                        lang == "en"
+                        and query == PRESETS["chapter9"]
+                        and screen.width in (853, 1280)
+                    ):
+                        shoot(page, f"sizes-{screen.name}-{url_path(file).strip('/') or 'home'}")
+                    yield Visit(screen, path, measured)
+    finally:
+        context.close()
+
+
+def shoot(page: Page, name: str) -> None:
+    """A screenshot with the page's first chart in view (Streamlit scrolls inside stMain)."""
+    page.evaluate(
+        """() => { const c = document.querySelector('.stPlotlyChart');
+                   if (c) c.scrollIntoView({block: 'start'}); }"""
+    )
+    page.wait_for_timeout(150)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=ARTIFACTS / f"e2e-{re.sub(r'[^A-Za-z0-9_.-]+', '-', name)}.png")
+
+
+@pytest.mark.parametrize("device", list(DEVICES))
+def test_cells_numbers_and_chart_texts_stay_readable(
+    browser: Browser, server: Server, device: str
+) -> None:
+    screens = DEVICES[device]
+    found: list[str] = []
+    cells: dict[str, list[float]] = {s.name: [] for s in screens}
+    fonts: dict[str, list[float]] = {s.name: [] for s in screens}
+    for visit in visits(browser, server, screens):
+        where = f"{visit.screen.name} {visit.path}"
+        found += [f"{where}: {line}" for line in problems(visit.measured, visit.screen)]
+        if not visit.measured["drawn"]:
+            found.append(f"{where}: a chart was not drawn")
+        cells[visit.screen.name] += visit.cells
+        fonts[visit.screen.name] += visit.fonts
+    summary = [
+        f"{name}: cells {min(cells[name]):.1f}-{max(cells[name]):.1f} px, numbers "
+        f"{min(fonts[name]):.1f}-{max(fonts[name]):.1f} px, {len(cells[name])} heatmaps"
+        for name in cells
+        if cells[name] and fonts[name]
+    ]
+    print("\n".join(summary))
+    assert len(summary) == len(screens), summary
+    assert found == [], "\n".join([*summary, *found])
