@@ -134,14 +134,15 @@ def probe(cfg: AttentionConfig, t: int) -> np.ndarray:
 class Attended:
     """One batched sublayer's forward pass, kept for its backward (a leading [...] of stacks).
 
-    Shapes: q_scaled (q / sqrt(d_head)), k, v [..., H, T, d_head]; pattern_t [..., H, T, T], the
-    pattern transposed (rows = key, cols = query); attn_out [..., T, d_model].
+    Shapes: q_scaled (q / sqrt(d_head)), k, v, z [..., H, T, d_head]; pattern_t [..., H, T, T],
+    the pattern transposed (rows = key, cols = query); attn_out [..., T, d_model].
     """
 
     q_scaled: np.ndarray
     k: np.ndarray
     v: np.ndarray
     pattern_t: np.ndarray
+    z: np.ndarray
     attn_out: np.ndarray
 
 
@@ -179,7 +180,7 @@ def attend(x: np.ndarray, params: Params) -> Attended:
     p_t *= 1.0 / (np.ones(p_t.shape[-2]) @ p_t)[..., None, :]  # each query's column sums to 1
     z = p_t.swapaxes(-1, -2) @ v  # pattern @ v: [..., H, T, d_head]
     attn_out = _merge(z) @ params.W_O  # [..., T, d_model] @ [d_model, d_model]
-    return Attended(q_scaled=q_scaled, k=k, v=v, pattern_t=p_t, attn_out=attn_out)
+    return Attended(q_scaled=q_scaled, k=k, v=v, pattern_t=p_t, z=z, attn_out=attn_out)
 
 
 def attend_backward(a: Attended, params: Params, d_attn_out: np.ndarray) -> np.ndarray:
@@ -191,7 +192,8 @@ def attend_backward(a: Attended, params: Params, d_attn_out: np.ndarray) -> np.n
     d_z = _split(d_attn_out @ params.W_O.T, n_heads)  # [..., H, T, d_head]
     d_v = a.pattern_t @ d_z  # patternᵀ @ d_z
     d_t = a.v @ d_z.swapaxes(-1, -2)  # d pattern, transposed [..., H, key, query]; in place:
-    d_t -= (np.ones(d_t.shape[-2]) @ (d_t * a.pattern_t))[..., None, :]  # softmax_backward
+    # softmax_backward's row sum, Σ_j d_pattern[i, j] pattern[i, j], is d_z[i] · z[i]
+    d_t -= (d_z * a.z).sum(axis=-1)[..., None, :]
     d_t *= a.pattern_t  # d scaled, transposed
     d_q = (d_t.swapaxes(-1, -2) @ a.k) / np.sqrt(d_head)  # d scaled @ k, then through the scale
     d_k = d_t @ a.q_scaled  # d scaledᵀ @ q_scaled
