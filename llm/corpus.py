@@ -40,9 +40,11 @@ def repeat_batch(rng: np.random.Generator, batch: int, length: int, n_vocab: int
 
         x x x [A B C D] A B C D A B ...       (s = 3, P = 4)
 
-    Most positions after the first copy can be predicted by copying, which is what makes
-    the copying circuit pay early in training (measured: a stretch copied once and followed by
-    random words, a quarter of the positions, left the loss at ln V for over 2000 steps).
+    Most positions after the first copy can be predicted by copying, which makes the copying
+    circuit pay early in training (measured with the shipped settings: a stretch copied only once
+    among random words, about a quarter of the positions, left the loss at 3.77 against
+    ln V = 3.87 and no induction head after 1500 steps; repeated to the end, the induction head
+    forms near step 450).
     Shapes: -> [batch, length] int64.
     """
     ids = rng.integers(0, n_vocab, size=(batch, length))  # [B, T] uniform words

@@ -40,7 +40,7 @@ class TrainConfig:
     steps: int = 1500  # Adam updates; the induction head forms near step 450
     batch: int = 32  # sequences per update
     length: int = 32  # words per training sequence (the model's max_len)
-    lr: float = 1e-2  # Adam's step size after the warm-up (3e-3: no induction head by step 2000)
+    lr: float = 1e-2  # Adam's step size after the warm-up
     warmup: int = 50  # steps of linear warm-up from 0 to lr
     seed: int = 0  # draws the corpus; the weights are drawn from ModelSpec.seed
     checkpoints: int = 31  # checkpoints kept, step 0 and the last step included: every 50 steps
