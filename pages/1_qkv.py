@@ -62,7 +62,7 @@ with left:
         key="x_map",
     )
 with right:
-    matrix_table(s.lab.x, labels, features, name="X", key="x")
+    matrix_table(s.lab.x, labels, features, name="X", key="x", lang=s.lang)
 
 st.subheader(t("w_head", head=h), anchor=False)
 st.caption(t("w_caption", d_model=cfg.d_model, d_head=cfg.d_head))
@@ -72,7 +72,12 @@ for tab, (name, w) in zip(lazy_tabs(list(weights), "qkv_weights"), weights.items
         prefix = name[-1].lower()
         with tab:
             matrix_table(
-                w, features, feature_labels(cfg.d_head, prefix), name=name, key=f"w{prefix}_h{h}"
+                w,
+                features,
+                feature_labels(cfg.d_head, prefix),
+                name=name,
+                key=f"w{prefix}_h{h}",
+                lang=s.lang,
             )
 
 st.subheader(t("qkv_head"), anchor=False)
@@ -97,7 +102,12 @@ for tab, (name, m) in zip(tabs, projected.items(), strict=True):
         prefix = name.lower()
         with tab:
             matrix_table(
-                m, labels, feature_labels(cfg.d_head, prefix), name=name, key=f"{prefix}_h{h}"
+                m,
+                labels,
+                feature_labels(cfg.d_head, prefix),
+                name=name,
+                key=f"{prefix}_h{h}",
+                lang=s.lang,
             )
 
 if (box := folded(t("code"), key="qkv_code")) is not None:

@@ -37,7 +37,7 @@ show_figure(
     ),
     key="scores_map",
 )
-matrix_table(scores, labels, labels, name="S", key=f"scores_h{s.head}")
+matrix_table(scores, labels, labels, name="S", key=f"scores_h{s.head}", lang=s.lang)
 
 st.subheader(t("sym_head"), anchor=False)
 st.write(t("sym_why"))

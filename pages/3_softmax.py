@@ -13,6 +13,7 @@ from ui.frame import frame
 from ui.heatmaps import heatmap
 from ui.lines import Panel, line_panels
 from ui.sections import folded, show_code
+from ui.style import Look
 from ui.tables import matrix_table
 from ui.text import num, translator
 from ui.text.softmax import TEXT
@@ -71,6 +72,7 @@ i = token_chips(labels, s.lang, s.value("token"))
 st.caption(following(labels, i, s.lang))
 
 axes = {"x_title": t("key"), "y_title": t("query"), "masked_label": t("masked_cell")}
+axes["look"] = Look(s.lang, s.phone)
 hidden = ~lab.trace.mask  # True where a query may not look: j > i under the mask
 divisor = llm.score_divisor(d_k, tau, scale)
 if moved:
@@ -99,6 +101,7 @@ show_figure(
         title=t("entropy_title"),
         y_title="nats",
         height=280,
+        look=axes["look"],
     ),
     key="row_entropy",
 )
@@ -113,9 +116,9 @@ st.caption(
 
 pattern_tab, scaled_tab = st.tabs(["A", "S / √d_k"])
 with pattern_tab:
-    matrix_table(head.pattern, labels, labels, name="A", key=f"pattern_h{s.head}")
+    matrix_table(head.pattern, labels, labels, name="A", key=f"pattern_h{s.head}", lang=s.lang)
 with scaled_tab:
-    matrix_table(head.scaled, labels, labels, name="S / √d_k", key=f"scaled_h{s.head}")
+    matrix_table(head.scaled, labels, labels, name="S / √d_k", key=f"scaled_h{s.head}", lang=s.lang)
 st.caption(t("row_sums") + ": " + ", ".join(f"{v:.6f}" for v in llm.row_sums(head.pattern)))
 
 # --- why √d_k: the spread of q·k as d_k grows, on this lab's X and seed

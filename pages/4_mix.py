@@ -12,6 +12,7 @@ from ui.frame import frame
 from ui.heatmaps import heatmap
 from ui.labels import feature_labels
 from ui.sections import folded, show_code
+from ui.style import Look
 from ui.tables import matrix_table, table_of
 from ui.text import md_escape, translator
 from ui.text.mix import TEXT
@@ -31,6 +32,7 @@ st.write(t("whole"))
 # the followed token: its row outlined in the three heatmaps, its output rebuilt further down
 i = token_chips(labels, s.lang, s.value("token"))
 last = len(labels) - 1
+look = Look(s.lang, s.phone)
 left, middle, right = st.columns([2, 1, 1])  # the pattern is [T × T]: give it room
 with left:
     pattern_map = heatmap(
@@ -44,19 +46,24 @@ with left:
         masked_label=t("masked_cell"),
         x_title=t("key"),
         y_title=t("query"),
+        look=look,
     )
     clickable_figure(outline_row(pattern_map, i), "pattern_map", labels)
 with middle:
-    v_map = heatmap(head.v, labels, v_cols, title=t("v_map"), signed=True, y_title=t("token"))
+    v_map = heatmap(
+        head.v, labels, v_cols, title=t("v_map"), signed=True, y_title=t("token"), look=look
+    )
     show_figure(outline_row(v_map, i), key="v_map")
 with right:
-    z_map = heatmap(head.z, labels, z_cols, title=t("z_map"), signed=True, y_title=t("token"))
+    z_map = heatmap(
+        head.z, labels, z_cols, title=t("z_map"), signed=True, y_title=t("token"), look=look
+    )
     show_figure(outline_row(z_map, i), key="z_map")
 left, right = st.columns(2)
 with left:
-    matrix_table(head.v, labels, v_cols, name="V", key=f"v_h{s.head}")
+    matrix_table(head.v, labels, v_cols, name="V", key=f"v_h{s.head}", lang=s.lang)
 with right:
-    matrix_table(head.z, labels, z_cols, name="Z", key=f"z_h{s.head}")
+    matrix_table(head.z, labels, z_cols, name="Z", key=f"z_h{s.head}", lang=s.lang)
 
 st.subheader(t("follow_head"), anchor=False)
 st.markdown(t("picked", label=md_escape(labels[i]), i=i))
@@ -66,7 +73,9 @@ contributions = llm.value_contributions(head.pattern, head.v, i)  # [T, d_head]
 rows = [f"{p:.3f} × v({label})" for p, label in zip(head.pattern[i], labels, strict=True)]
 st.markdown(f"**{t('contrib_head', i=i)}**")
 st.caption(t("contrib_caption", i=i))
-matrix_table(contributions, rows, v_cols, name=f"A[{i}][j] × v_j", key=f"contrib_h{s.head}_t{i}")
+matrix_table(
+    contributions, rows, v_cols, name=f"A[{i}][j] × v_j", key=f"contrib_h{s.head}_t{i}", lang=s.lang
+)
 if s.causal and i < last:
     st.caption(t("masked_note", i=i))
 

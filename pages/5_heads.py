@@ -13,6 +13,7 @@ from ui.frame import frame
 from ui.grids import grid_figure
 from ui.headview import head_view, lines_of
 from ui.sections import folded, show_code
+from ui.style import Look
 from ui.tables import matrix_table
 from ui.text import translator
 from ui.text.heads import TEXT
@@ -65,7 +66,7 @@ grid = grid_figure(
     x_title=t("key"),
     y_title=t("query"),
     scale_title=t("scale"),
-    phone=s.phone,
+    look=Look(s.lang, s.phone),
 )
 show_figure(outline_row(grid, i, plots=cfg.n_heads), key="patterns")
 
@@ -132,6 +133,7 @@ show_figure(
         y_title=t("bars_y"),
         lines=lines,
         barmode="relative",
+        look=Look(s.lang, s.phone),
     ),
     key="entropy_bars",
 )
@@ -149,6 +151,7 @@ matrix_table(
     [t("bar_label", h=h) for h in range(cfg.n_heads)] + [t("row_max")],
     name="H",
     key="row_entropy",
+    lang=s.lang,
 )
 st.caption(t("rows_caption"))
 

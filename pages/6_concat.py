@@ -95,9 +95,9 @@ st.write(t("out_caption", n_heads=n_heads) if n_heads > 1 else t("out_caption_on
 
 if (box := folded(t("tables"), key="concat_tables")) is not None:
     with box:
-        matrix_table(trace.concat, labels, concat_cols, name="concat", key="concat")
-        matrix_table(params.W_O, concat_cols, out_cols, name="W_O", key="w_o")
-        matrix_table(trace.attn_out, labels, out_cols, name="attn_out", key="attn_out")
+        matrix_table(trace.concat, labels, concat_cols, name="concat", key="concat", lang=s.lang)
+        matrix_table(params.W_O, concat_cols, out_cols, name="W_O", key="w_o", lang=s.lang)
+        matrix_table(trace.attn_out, labels, out_cols, name="attn_out", key="attn_out", lang=s.lang)
 
 if (box := folded(t("code"), key="concat_code")) is not None:
     with box:

@@ -109,10 +109,10 @@ st.write(t("invariant"))
 
 if (box := folded(t("tables"), key="layernorm_tables")) is not None:
     with box:
-        matrix_table(x, labels, features, name="X", key="x")
-        matrix_table(attn_out, labels, features, name="attn_out", key="attn_out")
-        matrix_table(resid, labels, features, name="resid", key="resid")
-        matrix_table(ln_out, labels, features, name="ln_out", key="ln_out")
+        matrix_table(x, labels, features, name="X", key="x", lang=s.lang)
+        matrix_table(attn_out, labels, features, name="attn_out", key="attn_out", lang=s.lang)
+        matrix_table(resid, labels, features, name="resid", key="resid", lang=s.lang)
+        matrix_table(ln_out, labels, features, name="ln_out", key="ln_out", lang=s.lang)
 
 if (box := folded(t("code"), key="layernorm_code")) is not None:
     with box:

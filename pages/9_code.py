@@ -57,10 +57,12 @@ for title, name, mine, theirs, cols in (
     left, right = st.columns(2)
     with left:
         st.caption(t("readable"))
-        matrix_table(np.asarray(mine), labels, cols, name=name, key=f"{name}_readable", digits=6)
+        matrix_table(
+            np.asarray(mine), labels, cols, name=name, key=f"{name}_readable", digits=6, lang=s.lang
+        )
     with right:
         st.caption(t("engine"))
-        matrix_table(theirs, labels, cols, name=name, key=f"{name}_engine", digits=6)
+        matrix_table(theirs, labels, cols, name=name, key=f"{name}_engine", digits=6, lang=s.lang)
 
 st.subheader(t("sources"), anchor=False)
 st.write(t("sources_intro"))
