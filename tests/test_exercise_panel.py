@@ -106,7 +106,7 @@ def test_a_wrong_value_names_the_first_differing_cell() -> None:
     ("code", "words"),
     [
         ("def matmul(x, w):\n    return ().__class__.__bases__\n", "is not allowed"),
-        ("def matmul(x, w):\n    out = []\n    out.extend(x)\n", "instead of `out.append(row)`"),
+        ("def matmul(x, w):\n    out = []\n    out.extend(x)\n", "one list method, `.append`"),
         ("import numpy as np\ndef matmul(x, w):\n    return x\n", "Only `import math` is allowed"),
         ("def matmul(x, w):\n    return open('/etc/passwd')\n", "`open` is not defined"),
         ("def matmul(x, w)\n    return x\n", "Syntax error on line 1"),

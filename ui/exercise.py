@@ -22,7 +22,7 @@ from ui.text.exercises import CELLS
 
 VERDICTS = "_turn_verdicts"  # session key: cell id -> (the last Verdict, the code it judged)
 _CODE_PARAMS = ("name", "function")  # shown in a code span
-_LIST_METHOD = re.compile(r"attribute `\.(append|extend|insert|pop|copy|sort|reverse|index|count)`")
+_LIST_METHOD = re.compile(r"attribute `\.(extend|insert|pop|copy|sort|reverse|index|count|remove)`")
 _EDITOR_CSS = """<style>
 [class*="st-key-code_"] textarea {
   font-family: "Source Code Pro", ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
