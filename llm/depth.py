@@ -174,7 +174,7 @@ def attend(x: np.ndarray, params: Params) -> Attended:
     q, k, v = (_split(x @ _flat(w), n_heads) for w in (params.W_Q, params.W_K, params.W_V))
     q_scaled = q / np.sqrt(d_head)  # [..., H, T, d_head]
     p_t = k @ q_scaled.swapaxes(-1, -2)  # scaled scores transposed [..., H, key, query]
-    np.copyto(p_t, -np.inf, where=~causal_mask(x.shape[-2]).T)  # masked: key after query
+    p_t += np.where(causal_mask(x.shape[-2]).T, 0.0, -np.inf)  # masked: a key after its query
     p_t -= p_t.max(axis=-2, keepdims=True)  # softmax over the keys, as llm.engine.softmax
     np.exp(p_t, out=p_t)
     p_t *= 1.0 / (np.ones(p_t.shape[-2]) @ p_t)[..., None, :]  # each query's column sums to 1
@@ -193,7 +193,7 @@ def attend_backward(a: Attended, params: Params, d_attn_out: np.ndarray) -> np.n
     d_v = a.pattern_t @ d_z  # patternᵀ @ d_z
     d_t = a.v @ d_z.swapaxes(-1, -2)  # d pattern, transposed [..., H, key, query]; in place:
     # softmax_backward's row sum, Σ_j d_pattern[i, j] pattern[i, j], is d_z[i] · z[i]
-    d_t -= (d_z * a.z).sum(axis=-1)[..., None, :]
+    d_t -= ((d_z * a.z) @ np.ones(d_z.shape[-1]))[..., None, :]
     d_t *= a.pattern_t  # d scaled, transposed
     d_q = (d_t.swapaxes(-1, -2) @ a.k) / np.sqrt(d_head)  # d scaled @ k, then through the scale
     d_k = d_t @ a.q_scaled  # d scaledᵀ @ q_scaled
