@@ -1368,18 +1368,24 @@ def evaluate(
     time_limit: float = 1.5,
     elapsed: float = 0.0,
     clock: Callable[[], float] = time.thread_time,
+    max_steps: int = MAX_STEPS,
 ) -> list[Outcome]:
     """Validate, compile and run ``function(*case)`` for every case, in this process.
 
     ``elapsed``: seconds of the time limit already used (a child process's start-up);
     ``clock``: what the time limit counts, CPU time: this thread's (other threads and a busy
-    machine do not shorten it) or, in the child, which the runner may pause, the process's.
+    machine do not shorten it) or, in the child, which the runner may pause, the process's;
+    ``max_steps``: the step budget of one case.
+
+    A case that runs out of steps (most often a loop that never ends) ends the run: the cases
+    after it get the same error without running (0 steps). A verdict reads the first failure,
+    and the next cases would spend the checker's time on the same loop.
     """
     ensure_stack_room()
     deadline = clock() + max(time_limit - elapsed, 0.05)
     available = available_names(helpers)
     tree = parse(source)
-    meter = Meter(time_limit, deadline, clock=clock)
+    meter = Meter(time_limit, deadline, max_steps, clock)
     module: Call = {}
     try:
         body = Compiler(meter, available, module).module(tree)
@@ -1392,8 +1398,11 @@ def evaluate(
     if type(target) is not Function:
         raise SandboxError("no_function", {"name": function})
     budget = [MAX_OUTPUT]
-    outcomes = []
+    outcomes: list[Outcome] = []
     for case in cases:
+        if outcomes and outcomes[-1].error is not None and outcomes[-1].error.code == "steps":
+            outcomes.append(Outcome(None, outcomes[-1].error))  # not run: see the docstring
+            continue
         args = [from_plain(arg) for arg in case]
         meter.reset()
         start = time.perf_counter()

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sandbox import SandboxError, run_cases, runner, source_lines
+from sandbox import SandboxError, interpreter, run_cases, runner, source_lines
 from sandbox.scheduler import Scheduler
 
 SAFETY_SECONDS = 2.0
@@ -477,6 +477,17 @@ def test_number_keys_behave_as_in_python(body: str, value: object) -> None:
 def test_nan_is_not_a_dict_key() -> None:
     [outcome] = run_cases(f("return {float('nan'): 1}"), "f", [()], isolate=False)
     assert (outcome.error.code, outcome.error.params["line"]) == ("type", 2)
+
+
+def test_after_a_case_runs_out_of_steps_the_next_ones_do_not_run() -> None:
+    source = "def f(n):\n    while n >= 0:\n        n = n + 1\n    return n\n"
+    cases = [[0], [-5], [1]]
+    outcomes = interpreter.evaluate(source, "f", cases, max_steps=20_000)
+    assert [o.error.code for o in outcomes] == ["steps"] * 3
+    assert outcomes[0].steps > 20_000
+    assert [o.steps for o in outcomes[1:]] == [0, 0]  # their turn goes to other checks
+    outcomes = interpreter.evaluate(source, "f", [[-5], [0]], max_steps=20_000)
+    assert outcomes[0].value == -5 and outcomes[1].error.code == "steps"
 
 
 def test_append_costs_what_plus_equals_costs() -> None:
