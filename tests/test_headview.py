@@ -39,9 +39,8 @@ def test_one_line_per_unmasked_pair_its_opacity_the_probability(causal: bool, he
     # every head's lines from query i carry its whole row: opacities sum to 1
     for h in heads:
         for i in range(t):
-            row = [
-                ln["opacity"] for ln in lines if ln["y0"] == i and ln["name"].startswith(f"h{h} ")
-            ]
+            colour = head_colour(h)
+            row = [ln["opacity"] for ln in lines if ln["y0"] == i and ln["line"]["color"] == colour]
             assert sum(row) == pytest.approx(1.0, abs=1e-12)
 
 

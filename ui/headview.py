@@ -29,7 +29,7 @@ HEAD_COLOURS = (
     "#9c755f",
     "#bab0ac",
 )
-ROW_PX = 24  # the height of one token's row
+ROW_PX = 28  # the height of one token's row
 LINE_WIDTH = 2.0
 FOLLOWED_WIDTH = 5.0
 
@@ -64,25 +64,16 @@ def head_view(
     pairs = np.argwhere(np.asarray(mask, dtype=bool))  # [n_pairs, 2], (query i, key j)
     shapes = []
     for h in heads:
-        colour = head_colour(h)
-        pattern = np.asarray(patterns[h])
-        for i, j in pairs.tolist():
-            width = FOLLOWED_WIDTH if i == followed else LINE_WIDTH
-            shapes.append(
-                {
-                    "type": "line",
-                    "x0": 0,
-                    "x1": 1,
-                    "y0": i,
-                    "y1": j,
-                    "xref": "x",
-                    "yref": "y",
-                    "opacity": float(pattern[i, j]),
-                    "line": {"color": colour, "width": width},
-                    "layer": "below",
-                    "name": f"h{h} {i}->{j}",
-                }
-            )
+        pattern = np.asarray(patterns[h]).tolist()
+        thin = {"color": head_colour(h), "width": LINE_WIDTH}
+        thick = {"color": head_colour(h), "width": FOLLOWED_WIDTH}
+        # as few keys as a line needs (x and y axes, above the plot are plotly's defaults): a
+        # head of 32 tokens draws 528 of them, and every key is sent
+        shapes += [
+            {"type": "line", "x0": 0, "x1": 1, "y0": i, "y1": j, "opacity": pattern[i][j]}
+            | {"line": thick if i == followed else thin}
+            for i, j in pairs.tolist()
+        ]
 
     def column(x: float, side: str, title: str) -> dict:
         bold = [f"<b>{_plain(s)}</b>" if n == followed else _plain(s) for n, s in enumerate(labels)]

@@ -107,6 +107,8 @@ def line_panels(
                 | {"xref": f"x{suffix}", "x0": mark[0], "x1": mark[0]}
                 | {"yref": f"y{suffix} domain", "y0": 0, "y1": 1}
             )
+            if k > 0:  # named once, in the first plot: the same x in all of them
+                continue
             notes.append(
                 {"text": mark[1], "x": mark[0], "xanchor": "left", "xref": f"x{suffix}"}
                 | {"y": 1, "yanchor": "top", "yref": f"y{suffix} domain", "showarrow": False}
