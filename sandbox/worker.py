@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
-ROOT = str(Path(__file__).resolve().parents[1])
+# the project's folder (os.path, not pathlib: each module the child imports is start-up time)
+ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 MEMORY_LIMIT = 512 * 1024 * 1024  # bytes of address space
 MAX_REPLY = 16 * 1024 * 1024  # bytes of JSON sent back
 
