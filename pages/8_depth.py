@@ -1,18 +1,16 @@
 """Page 8: the sublayer stacked 1 to 24 times, four ways, measured layer by layer (chapter 9)."""
 
-import dataclasses
-
 import streamlit as st
 
 import llm
 from llm import depth
-from ui.compute import frozen
 from ui.exercise import your_turn
 from ui.frame import frame
 from ui.grids import heatmap_grid
 from ui.labels import feature_labels
 from ui.layer_charts import layer_chart, layer_pair
 from ui.sections import folded, show_code
+from ui.stacks import compute_stacks
 from ui.text import translator
 from ui.text.depth import TEXT
 from ui.url_values import Choice, IntRange
@@ -21,20 +19,6 @@ from ui.wire import show_figure
 LAYERS_DEFAULT = 12  # the chapter's "stack 12 of them"
 VARIANT_DEFAULT = "none"  # the first view shows what goes wrong without the recipe
 SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-
-@st.cache_resource(max_entries=32, show_spinner=False)
-def stacks(
-    text: str, d_model: int, n_heads: int, seed: int, embeddings: str, n_layers: int
-) -> dict[str, llm.DepthStack]:
-    """The four variants of one setting, computed once and shared read-only between sessions.
-
-    Kept without the layers' weights, which the page never shows: at 24 layers of d_model 64
-    they are 3.1 MB a setting, the rest 1.6 MB.
-    """
-    cfg = llm.AttentionConfig(d_model=d_model, n_heads=n_heads, seed=seed, embeddings=embeddings)
-    runs = llm.depth_stacks(cfg, llm.tokenize(text), n_layers, llm.VARIANTS)
-    return frozen({v: dataclasses.replace(run, params=()) for v, run in runs.items()})
 
 
 def number(x: float, lang: str) -> str:
@@ -92,7 +76,7 @@ variant = right.radio(
     bind="query-params",
     persist_state="session",
 )
-runs = stacks(s.text, cfg.d_model, cfg.n_heads, cfg.seed, cfg.embeddings, n_layers)
+runs = compute_stacks(s.text, cfg.d_model, cfg.n_heads, cfg.seed, cfg.embeddings, n_layers)
 top = n_layers  # the output's index in every curve
 layers_text = t("one_layer") if n_layers == 1 else t("many_layers", n=n_layers)
 layer_axis = list(range(n_layers + 1))
