@@ -96,9 +96,8 @@ def _scalar(a: np.ndarray) -> np.ndarray | float:
 
 
 def _check(n_layers: int, variant: str) -> None:
-    if isinstance(n_layers, bool) or not isinstance(n_layers, int | np.integer):
-        n_layers = -1  # reported below like any other layer count out of range
-    if not 1 <= n_layers <= MAX_LAYERS:
+    whole = isinstance(n_layers, int | np.integer) and not isinstance(n_layers, bool)
+    if not (whole and 1 <= n_layers <= MAX_LAYERS):
         raise LabError(
             "layers_range",
             f"n_layers must be a whole number from 1 to {MAX_LAYERS}, got {n_layers!r}.",

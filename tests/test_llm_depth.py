@@ -197,7 +197,8 @@ def test_layers_outside_the_range(bad: object) -> None:
     assert isinstance(err.value, ValueError)
     assert err.value.code == "layers_range"
     assert (err.value.params["low"], err.value.params["high"]) == (1, 24)
-    assert "n_layers must be a whole number from 1 to 24" in str(err.value)
+    assert str(err.value) == f"n_layers must be a whole number from 1 to 24, got {bad!r}."
+    assert err.value.params["value"] == bad
 
 
 @pytest.mark.parametrize("bad", ["foo", "None", "", "pre-ln", "PRE_LN"])
