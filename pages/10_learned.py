@@ -20,8 +20,10 @@ from ui.url_values import Choice, Sizes, Value
 from ui.wire import Spec, show_figure
 
 DEFAULT_SENTENCE = "the cat sat on the mat . the cat sat on the mat"
-CELL_SCALE = 0.5  # smaller cells than the lesson pages': two heads a row of the column
+# smaller cells than the lesson pages': two heads a row of the column; a phone, one a row
+CELL_SCALE = {False: 0.5, True: 0.75}
 ROW_PX = 780  # the main column's width beside the sidebar on a 1280 px screen
+PANEL_PX = {False: 240, True: 320}  # a score plot's height; a phone stacks them, with their axes
 
 
 class Sentence(Value):
@@ -65,7 +67,7 @@ def heads_figure(step: int, ids: tuple[int, ...], lang: str, phone: bool) -> Spe
         labels,
         [labels] * len(patterns),
         titles,
-        look=Look(lang=lang, phone=phone, scale=CELL_SCALE),
+        look=Look(lang=lang, phone=phone, scale=CELL_SCALE[phone]),
         zmin=0.0,
         zmax=1.0,
         masked=~run.layers[0].mask,
@@ -111,7 +113,12 @@ def training_figures(step: int, lang: str, phone: bool) -> tuple[Spec, ...]:
         ]
         figures.append(
             line_panels(
-                measured, panels, x_title=t("step_axis"), mark=mark, phone=phone, height=240
+                measured,
+                panels,
+                x_title=t("step_axis"),
+                mark=mark,
+                phone=phone,
+                height=PANEL_PX[phone],
             )
         )
     return tuple(figures)
