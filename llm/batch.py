@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from llm.model import LN_EPS
+from llm.config import LN_EPS
 
 
 def _layer_norm(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
