@@ -8,7 +8,7 @@ from llm.attention import scale_mask_softmax, softmax
 from ui.charts import bar_chart
 from ui.compute import compute_lab, head_agreement, scaling_lab
 from ui.exercise import your_turn
-from ui.follow import TOKEN, clickable_figure, following, outline_row, token_chips
+from ui.follow import TOKEN, following, outline_row, token_chips
 from ui.frame import frame
 from ui.heatmaps import heatmap
 from ui.lines import Panel, line_panels
@@ -89,8 +89,7 @@ if not s.causal:  # nothing is hidden: the masked matrix would repeat the scaled
     figures.pop(1)
 for column, (key, matrix, style) in zip(st.columns(len(figures)), figures, strict=True):
     with column:
-        fig = outline_row(heatmap(matrix, labels, labels, **style, **axes), i)
-        clickable_figure(fig, key, labels)
+        show_figure(outline_row(heatmap(matrix, labels, labels, **style, **axes), i), key=key)
 
 entropy = llm.row_entropy(head.pattern)
 ceiling = llm.max_row_entropy(n_tokens, s.causal)

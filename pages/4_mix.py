@@ -7,7 +7,7 @@ import llm
 from llm.attention import causal_attention, mix_values
 from ui.compute import head_agreement
 from ui.exercise import your_turn
-from ui.follow import TOKEN, clickable_figure, outline_row, token_chips
+from ui.follow import TOKEN, outline_row, token_chips
 from ui.frame import frame
 from ui.heatmaps import heatmap
 from ui.labels import feature_labels
@@ -48,7 +48,7 @@ with left:
         y_title=t("query"),
         look=look,
     )
-    clickable_figure(outline_row(pattern_map, i), "pattern_map", labels)
+    show_figure(outline_row(pattern_map, i), key="pattern_map")
 with middle:
     v_map = heatmap(
         head.v, labels, v_cols, title=t("v_map"), signed=True, y_title=t("token"), look=look

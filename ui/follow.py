@@ -2,13 +2,12 @@
 
 Pages 3, 4 and 5 share one ``token`` value (the followed token's position, from 0: the last
 token by default, as it may read the whole sentence). The chips are keyboard operable (Tab to
-them, arrow keys, Enter or Space); a click on a row of a heatmap drawn by ``clickable_figure``
-picks that row's token too.
+them, arrow keys, Enter or Space). A click on a heatmap cannot pick a row: Streamlit's chart
+selections return no points for heatmaps (streamlit/streamlit#8760).
 """
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Sequence
 
 import streamlit as st
@@ -16,7 +15,7 @@ import streamlit as st
 from ui.text import md_escape, translator
 from ui.text.follow import TEXT
 from ui.url_values import IntRange, Sizes
-from ui.wire import Spec, show_figure
+from ui.wire import Spec
 
 OUTLINE = "#ff2e88"  # a magenta no colour scale of the app uses: it reads on viridis and red-blue
 OUTLINE_WIDTH = 3
@@ -94,26 +93,6 @@ def followed_rows(fig: Spec) -> list[tuple[str, float]]:
         for shape in fig["layout"].get("shapes", ())
         if shape.get("name") == "followed"
     ]
-
-
-def _pick_clicked_row(chart_key: str, labels: Sequence[str]) -> None:
-    """A click on a heatmap cell: its row's token becomes the followed one."""
-    state = st.session_state.get(chart_key)
-    points = (state or {}).get("selection", {}).get("points", []) if state else []
-    for point in points:
-        label = point.get("y")
-        if label in labels:
-            st.session_state["token"] = list(labels).index(label)
-            return
-
-
-def clickable_figure(fig: Spec, key: str, labels: Sequence[str]) -> None:
-    """``show_figure``, where a click on a cell follows that cell's row (its query token), when
-    ``show_figure`` takes an ``on_select`` callback."""
-    if "on_select" in inspect.signature(show_figure).parameters:
-        show_figure(fig, key=key, on_select=lambda: _pick_clicked_row(key, labels))
-    else:
-        show_figure(fig, key=key)
 
 
 def following(labels: Sequence[str], i: int, lang: str) -> str:
