@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import exercises as ex
 import llm
 from llm.scaling import scaling_sweep
 from tests.apptest_pages import PAGES, Expected, array_of, figure, opened, z_of
@@ -231,3 +232,19 @@ def test_the_head_picker_adds_a_colour_per_head() -> None:
         assert matching, h
     at.pills(key="headview_heads_4").set_value([]).run()
     assert not at.exception and any("at least one head" in i.value for i in at.main.info)
+
+
+@pytest.mark.parametrize("link", [{"temperature": "0.2", "scale": "false"}, {"temperature": "5"}])
+def test_the_exercise_checks_the_chapters_formula_whatever_the_what_ifs(link) -> None:
+    """The chapter's softmax solution passes with the what-ifs moved: the cell is checked on
+    the chapter's pattern (τ = 1, with √d_k), not on the one drawn above it."""
+    at = AppTest.from_file(PAGES["softmax"], default_timeout=60)
+    for key, value in link.items():
+        at.query_params[key] = value
+    at.run()
+    assert SOFTMAX_TEXT["en"]["turn_note"] in [i.value for i in at.main.info]
+    at.text_area(key="code_softmax").set_value(ex.BY_ID["softmax"].solution_source())
+    at.button(key="check_softmax").click()
+    at.run()
+    assert not at.exception
+    assert [s.value for s in at.success if "cases pass" in s.value], [e.value for e in at.error]
