@@ -78,6 +78,15 @@ def test_the_sentences_read_the_current_numbers() -> None:
     assert "multiplies the gradient by 1 + the sublayer's slope" in deeper
 
 
+def test_one_layer_reads_as_one_layer() -> None:
+    text = body(opened(layers="1"))
+    assert "After 1 layer it is 0.821 without residual, 1.02 with the residual alone" in text
+    assert "With the residual alone it stays within a factor of 3 of where it started." in text
+    assert "nothing brings back" not in text  # the stream has not grown yet
+    assert "The cosine similarity says how alike the rows point" in text  # not yet misleading
+    assert "What does vanish is the difference between the tokens" not in text
+
+
 def test_the_token_rows_of_the_chosen_variant() -> None:
     at = opened(layers="5", variant="pre_ln")
     st = llm.depth_stack(CHAPTER_9, TOKENS, 5, "pre_ln")
