@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from exercises.mistakes import pattern_of
+from llm.config import LN_EPS
 
 HIDDEN_SEED = 20_261_129  # hidden cases are random but the same on every check
 
@@ -114,7 +115,7 @@ def add_norm(rng: np.random.Generator) -> list[tuple[Any, ...]]:
     sub[1] = 0.0
     x[2] = [1.0, 1.001, 0.999, 1.0]  # a tiny variance: eps inside the sqrt matters
     sub[2] = 0.0
-    return [(x, sub, 1e-5), (normal(rng, 2, 6), normal(rng, 2, 6), 1e-3)]
+    return [(x, sub, LN_EPS), (normal(rng, 2, 6), normal(rng, 2, 6), 1e-3)]
 
 
 def attention(rng: np.random.Generator) -> list[tuple[Any, ...]]:
@@ -129,10 +130,10 @@ def depth(rng: np.random.Generator) -> list[tuple[Any, ...]]:
     """Stacks of 3, 2, 4 and 1 layers; sublayer weights of scale 0.5 keep every wiring apart."""
     cases = []
     for t, d_model, layers, eps in (
-        (4, 3, 3, 1e-5),
+        (4, 3, 3, LN_EPS),
         (2, 5, 2, 1e-3),
-        (1, 4, 4, 1e-5),
-        (3, 2, 1, 1e-5),
+        (1, 4, 4, LN_EPS),
+        (3, 2, 1, LN_EPS),
     ):
         ws = [normal(rng, d_model, d_model) * 0.5 for _ in range(layers)]
         cases.append((normal(rng, t, d_model), ws, eps))

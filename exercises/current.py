@@ -13,7 +13,7 @@ from typing import Protocol
 
 import numpy as np
 
-from llm.config import AttentionConfig
+from llm.config import LN_EPS, AttentionConfig
 from llm.data import Params, embed, init_params, tokenize
 from llm.engine import Trace, multi_head_attention
 
@@ -43,7 +43,7 @@ class Current:
     run: Run
     head: int = 0
     causal: bool = True
-    eps: float = 1e-5
+    eps: float = LN_EPS
     layers: int = 1  # the depth page's number of layers
 
 

@@ -14,6 +14,7 @@ import streamlit as st
 
 import exercises as ex
 import sandbox
+from llm import LN_EPS
 from ui.progress import note_code, note_pass, restored, solved
 from ui.sections import folded
 from ui.text import md_escape, pick, translator
@@ -38,7 +39,7 @@ def your_turn(
     cell_id: str,
     head: int,
     causal: bool,
-    eps: float = 1e-5,
+    eps: float = LN_EPS,
     layers: int = 1,
 ) -> None:
     """Draw the exercise cell of one page, checked against ``lab`` (the page's current settings).
