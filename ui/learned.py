@@ -1,0 +1,115 @@
+"""The learned-heads page's calls into llm and its figures, cached on scalars only.
+
+Defined in a module, not in the page script, so the caches' wrappers are built once per process
+instead of on every rerun. A checkpoint, a run and a figure are each one shared, read-only object
+(``show_figure`` copies a figure as it sends it).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+import llm
+from llm import behaviour
+from ui.grids import grid_figure
+from ui.lines import Panel, line_panels
+from ui.style import Look
+from ui.text import num, translator
+from ui.text.learned import TEXT
+from ui.wire import Spec
+
+# smaller cells than the lesson pages': two heads a row of the column; a phone, one a row
+CELL_SCALE = {False: 0.5, True: 0.75}
+ROW_PX = 780  # the main column's width beside the sidebar on a 1280 px screen
+PANEL_PX = {False: 240, True: 320}  # a score plot's height; a phone stacks them, with their axes
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def checkpoint(step: int | None) -> llm.TinyModel:
+    """One shipped checkpoint, read once and shared read-only between sessions."""
+    return llm.load_model(step=step)
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def model_run(step: int, ids: tuple[int, ...]) -> llm.ModelRun:
+    """The model at ``step`` on one sentence, computed once per (step, sentence)."""
+    return llm.run_model(checkpoint(step), ids)
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def heads_figure(step: int, ids: tuple[int, ...], lang: str, phone: bool) -> Spec:
+    """Every head's pattern on the sentence, titled by its role at ``step`` (read-only, shared)."""
+    t = translator(TEXT, lang)
+    model, run = checkpoint(step), model_run(step, ids)
+    labels = llm.token_labels([model.vocab[i] for i in ids])
+    roles = behaviour.roles_at(model.history, step)
+    patterns, titles = [], []
+    for layer, trace in enumerate(run.layers):
+        for head, head_trace in enumerate(trace.heads):
+            role, score = roles[layer][head]
+            patterns.append(head_trace.pattern)
+            shown = "" if role == "diffuse" else f" ({num(score, 2, lang)})"
+            titles.append(
+                t("head_title", layer=layer, head=head, role=t(f"role_{role}"), score=shown)
+            )
+    return grid_figure(
+        patterns,
+        labels,
+        [labels] * len(patterns),
+        titles,
+        look=Look(lang=lang, phone=phone, scale=CELL_SCALE[phone]),
+        zmin=0.0,
+        zmax=1.0,
+        masked=~run.layers[0].mask,
+        masked_label=t("masked_cell"),
+        x_title=t("key"),
+        y_title=t("query"),
+        scale_title=t("scale"),
+        per_row=model.n_heads,
+        row_px=ROW_PX,
+        digits=1,
+    )
+
+
+@st.cache_resource(max_entries=128, show_spinner=False)
+def training_figures(step: int, lang: str, phone: bool) -> tuple[Spec, ...]:
+    """The loss, then each layer's two scores of every head, along training; a dashed line
+    at ``step`` (read-only, shared)."""
+    t = translator(TEXT, lang)
+    model = checkpoint(None)
+    history, n_vocab = model.history, len(model.vocab)
+    measured = history.score_steps
+    mark = (float(step), "")  # the text above the charts names the step
+    chance = (float(np.log(n_vocab)), t("chance_line", n_vocab=n_vocab))
+    loss = Panel(
+        t("loss_title"),
+        t("loss_y"),
+        {t("loss_title"): behaviour.loss_at(history, measured)},
+        levels=[chance],
+    )
+    figures = [line_panels(measured, [loss], x_title=t("step_axis"), mark=mark, height=260)]
+    for layer in range(model.n_layers):  # one figure a layer: its two scores side by side
+        panels = [
+            Panel(
+                t(f"{kind}_panel", layer=layer),
+                t("score_y"),
+                {t("head_series", head=h): scores[:, layer, h] for h in range(model.n_heads)},
+                levels=[(goal, t("threshold_line", value=num(goal, 1, lang)))],
+            )
+            for kind, scores, goal in (
+                ("previous", history.previous, behaviour.THRESHOLDS["previous"]),
+                ("induction", history.induction, behaviour.THRESHOLDS["induction"]),
+            )
+        ]
+        figures.append(
+            line_panels(
+                measured,
+                panels,
+                x_title=t("step_axis"),
+                mark=mark,
+                phone=phone,
+                height=PANEL_PX[phone],
+            )
+        )
+    return tuple(figures)
