@@ -255,16 +255,20 @@ def depth_stacks(
     variants = tuple(variants)
     params = layer_params(cfg, n_layers)
     x0 = embed(tokens, cfg)  # [T, d_model]
-    xs, passes = [np.stack([x0] * len(variants))], []  # every layer's input [V, T, d_model]
-    for p in params:
-        out, a = layer_forward(xs[-1], p, variants)
-        xs.append(out)
+    xs = np.empty((n_layers + 1, len(variants), *x0.shape))  # every layer's input, every stack
+    xs[0] = x0
+    passes = []
+    for i, p in enumerate(params):
+        xs[i + 1], a = layer_forward(xs[i], p, variants)
         passes.append(a)
     target = probe(cfg, len(tokens))
-    grads = [np.stack([target] * len(variants))]  # d loss / d x_L = probe
+    grad = np.broadcast_to(target, xs.shape[1:])  # d loss / d x_L = probe, in every stack
+    grad_norm = np.empty(xs.shape[:2])  # [L+1, V]
+    grad_norm[n_layers] = np.linalg.norm(target)
     for i in range(n_layers - 1, -1, -1):
-        grads.append(layer_backward(xs[i], params[i], variants, passes[i], grads[-1]))
-    x_all, g_all = np.stack(xs, axis=1), np.stack(grads[::-1], axis=1)  # [V, L+1, T, d_model]
+        grad = layer_backward(xs[i], params[i], variants, passes[i], grad)
+        grad_norm[i] = np.linalg.norm(grad, axis=(-2, -1))
+    x_all = xs.swapaxes(0, 1)  # [V, L+1, T, d_model]
     return {
         v: DepthStack(
             variant=v,
@@ -274,7 +278,7 @@ def depth_stacks(
             similarity=mean_cosine(x_all[i]),
             collapse=rank_one_distance(x_all[i]),
             probe=target,
-            grad_norm=np.linalg.norm(g_all[i], axis=(-1, -2)),
+            grad_norm=grad_norm[:, i],
         )
         for i, v in enumerate(variants)
     }
