@@ -18,7 +18,7 @@ from ui.wire import show_figure
 
 s = frame("page_qkv")
 t = translator(TEXT, s.lang)
-look = Look(s.lang, s.phone)
+look = Look.of(s)
 h, cfg = s.head, s.cfg
 head, params, labels = s.lab.trace.heads[h], s.lab.params, s.lab.labels
 handmade = cfg.embeddings == "handmade"

@@ -33,7 +33,7 @@ show_figure(
         signed=True,
         x_title=t("key"),
         y_title=t("query"),
-        look=Look(s.lang, s.phone),
+        look=Look.of(s),
     ),
     key="scores_map",
 )

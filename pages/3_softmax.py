@@ -72,7 +72,7 @@ i = token_chips(labels, s.lang, s.value("token"))
 st.caption(following(labels, i, s.lang))
 
 axes = {"x_title": t("key"), "y_title": t("query"), "masked_label": t("masked_cell")}
-axes["look"] = Look(s.lang, s.phone)
+axes["look"] = Look.of(s)
 hidden = ~lab.trace.mask  # True where a query may not look: j > i under the mask
 divisor = llm.score_divisor(d_k, tau, scale)
 if moved:

@@ -32,7 +32,7 @@ st.write(t("whole"))
 # the followed token: its row outlined in the three heatmaps, its output rebuilt further down
 i = token_chips(labels, s.lang, s.value("token"))
 last = len(labels) - 1
-look = Look(s.lang, s.phone)
+look = Look.of(s)
 left, middle, right = st.columns([2, 1, 1])  # the pattern is [T × T]: give it room
 with left:
     pattern_map = heatmap(

@@ -66,7 +66,7 @@ grid = grid_figure(
     x_title=t("key"),
     y_title=t("query"),
     scale_title=t("scale"),
-    look=Look(s.lang, s.phone),
+    look=Look.of(s),
 )
 show_figure(outline_row(grid, i, plots=cfg.n_heads), key="patterns")
 
@@ -133,7 +133,7 @@ show_figure(
         y_title=t("bars_y"),
         lines=lines,
         barmode="relative",
-        look=Look(s.lang, s.phone),
+        look=Look.of(s),
     ),
     key="entropy_bars",
 )

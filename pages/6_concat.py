@@ -19,7 +19,7 @@ SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
 s = frame("page_concat")
 t = translator(TEXT, s.lang)
-look = Look(s.lang, s.phone)
+look = Look.of(s)
 trace, labels, cfg, params = s.lab.trace, s.lab.labels, s.cfg, s.lab.params
 n_tokens, n_heads, d_head, d_model = len(labels), cfg.n_heads, cfg.d_head, cfg.d_model
 concat_cols = head_feature_labels(n_heads, d_head)  # h0·0, h0·1, h1·0, ...

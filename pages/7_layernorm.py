@@ -31,7 +31,7 @@ def eps_label(eps: float) -> str:
 EPS = Choice("eps", EPS_OPTIONS, default=EPS_DEFAULT, format=eps_label, message=(TEXT, "bad_eps"))
 s = frame("page_layernorm", values=(EPS,))
 t = translator(TEXT, s.lang)
-look = Look(s.lang, s.phone)
+look = Look.of(s)
 x, attn_out, labels, cfg = s.lab.x, s.lab.trace.attn_out, s.lab.labels, s.cfg
 n_tokens = len(labels)
 features = feature_labels(cfg.d_model)

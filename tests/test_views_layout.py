@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import plotly.graph_objects as go
@@ -68,6 +69,10 @@ def test_cells_keep_their_size_at_the_chapters_sizes_and_shrink_beyond() -> None
     assert style.Look().cells(5) == (40, 13) and style.Look().cells(16) == (40, 13)
     assert style.Look(phone=True).cells(8) == (28, 11)
     assert style.Look(scale=1.25).cells(8) == (50, 16)
+    # presenter mode: projector-sized cells and numbers, 16 px at 1280 × 720
+    present = SimpleNamespace(lang="fr", phone=False, present=True)
+    assert style.Look.of(present) == style.Look("fr", False, style.PRESENT_SCALE)
+    assert style.Look.of(present).cells(8) == (50, 16)
     assert [style.Look().cells(n) for n in (17, 26, 27, 32, 45, 64)] == [
         (24, 0),
         (24, 0),
@@ -179,12 +184,13 @@ def test_grid_places_every_plot_apart_in_reading_order(n: int, per_row: int) -> 
 
 def test_a_row_of_plots_holds_as_many_as_fit_its_width() -> None:
     """Four heads of 5 tokens: 200 px plots, 28 px apart, between the token labels (87 px) and
-    the colour bar (62 px): two fit 680 px (87 + 2 × 200 + 28 + 62 = 577), three do not (805)."""
+    the colour bar (62 px): three fit 820 px (87 + 3 × 200 + 2 × 28 + 62 = 805), four do not."""
     mats = [np.zeros((5, 5))] * 4
     spec = grids.grid_figure(mats, TOKENS, [TOKENS] * 4, list("abcd"))
-    assert spec["layout"]["width"] == 577 <= grids.ROW_PX
+    assert spec["layout"]["width"] == 805 <= grids.ROW_PX
     assert [t["yaxis"] for t in spec["data"]] == ["y", "y2", "y3", "y4"]
-    assert spec["layout"]["yaxis3"]["showticklabels"]  # the second row starts with the labels
+    shown = [spec["layout"][f"yaxis{k}"]["showticklabels"] for k in ("", "2", "3", "4")]
+    assert shown == [True, False, False, True]  # the second row starts with the labels
     wide = grids.grid_figure(mats, TOKENS, [TOKENS] * 4, list("abcd"), row_px=1033)
     assert wide["layout"]["width"] == 87 + 4 * 200 + 3 * 28 + 62
     phone = grids.grid_figure(mats, TOKENS, [TOKENS] * 4, list("abcd"), look=style.Look(phone=True))

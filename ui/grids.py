@@ -19,7 +19,7 @@ from ui.labels import axis_margins, fit_lines, label_px
 from ui.style import BAR, CELL_AXIS, COLOUR_SCALES, LARGE_SIDE_PX, PLAIN, Look
 from ui.wire import Spec, fast_figure, show_figure
 
-ROW_PX = 680  # a row of plots at most this wide (px): the column of 1024 px with the sidebar
+ROW_PX = 820  # a row of plots at most this wide (px): the column of 1280 × 720 with the sidebar
 PLOT_GAP = 28  # px between two plots of a row
 SUBTITLE_PX = 13  # a plot's title, above it
 

@@ -6,6 +6,7 @@ Every figure's layout goes through ``styled`` before it is sent; nothing here dr
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import plotly.graph_objects as go
 
@@ -26,6 +27,7 @@ MAX_CELL_TEXT = 16
 LARGE_CELL_PX = 24  # more than MAX_CELL_TEXT rows or columns: no numbers
 SMALLEST_CELL_PX = 14  # a 12 px label per row or column
 LARGE_SIDE_PX = 640  # beyond MAX_CELL_TEXT, the cells of the longest side share about this
+PRESENT_SCALE = 1.25  # presenter mode: 50 px cells, 16 px numbers for the back of the room
 MASKED_COLOUR = "#c5c8d2"  # a light grey of its own, apart from the cells' gaps and the page
 # plotly's named scales as the explicit [position, colour] lists that plotly.js reads
 COLOUR_SCALES = {
@@ -121,6 +123,12 @@ class Look:
     lang: str = "en"
     phone: bool = False
     scale: float = 1.0
+
+    @classmethod
+    def of(cls, settings: Any) -> Look:
+        """The look of a page's settings (``ui.frame.Settings``): its language, a phone's
+        cells, and projector-sized ones in presenter mode (``PRESENT_SCALE``)."""
+        return cls(settings.lang, settings.phone, PRESENT_SCALE if settings.present else 1.0)
 
     def cells(self, n: int, side_px: int = LARGE_SIDE_PX) -> tuple[int, int]:
         """The side of a square cell (px) of a matrix whose longest side is ``n``, and its

@@ -94,12 +94,12 @@ GRID_JS = """() => {
 }"""
 
 
-@pytest.mark.parametrize("agent, per_row", [(PHONE_AGENT, 1), (None, 4)], ids=["phone", "desktop"])
+@pytest.mark.parametrize("agent", [PHONE_AGENT, None], ids=["phone", "desktop"])
 def test_grid_of_heads_stacks_on_a_phone(
-    browser: Browser, server: Server, agent: str | None, per_row: int
+    browser: Browser, server: Server, agent: str | None
 ) -> None:
-    """Page 5's four heads: one plot a row on a phone (wide enough to read the numbers), four
-    side by side on a computer."""
+    """Page 5's four heads: one plot a row on a phone, as many side by side as fit on a
+    computer; every plot 5 cells of 28 px (phone) or 40 px square."""
     session = new_session(
         browser, server.url, viewport=PHONE if agent else (1280, 900), user_agent=agent
     )
@@ -107,10 +107,9 @@ def test_grid_of_heads_stacks_on_a_phone(
         session.open("/heads")
         plots = session.page.evaluate(GRID_JS)
         assert len(plots) == 4
-        width = (PHONE[0] if agent else 1280 - 336) / per_row  # the lesson's width, a share
+        side = 5 * (28 if agent else 40)  # 5 tokens of square cells
         for plot in plots:
-            assert 0.45 * width <= plot["x"] <= width, plots
-            assert plot["y"] >= 5 * 30, plots  # 5 rows of numbers at 30 px or more
+            assert abs(plot["x"] - side) <= 1 and abs(plot["y"] - side) <= 1, plots
         if agent:
             main = session.page.locator("[data-testid='stMain']")
             assert main.evaluate("el => el.scrollWidth <= el.clientWidth")
@@ -130,24 +129,26 @@ PLOT_WIDTHS_JS = """(key) => [...document.querySelectorAll(`.st-key-${key} .js-p
 def test_row_statistics_side_by_side_on_a_computer_one_under_the_other_on_a_phone(
     browser: Browser, server: Server, agent: str | None
 ) -> None:
-    """Page 7's means and stds: one figure with two plots side by side on a computer (one chart
-    to draw a change), two charts one under the other on a phone, each as wide as the screen."""
+    """Page 7's means and stds: two charts of one row, side by side on a computer, one under
+    the other on a phone, each at its own width."""
     session = new_session(
         browser, server.url, viewport=PHONE if agent else (1280, 900), user_agent=agent
     )
     try:
         session.open("/layernorm")
         page = session.page
-        if agent:
-            assert page.locator(".st-key-row_stats_chart").count() == 0
-            for key in ("means", "stds"):
-                (widths,) = page.evaluate(PLOT_WIDTHS_JS, key)
-                assert len(widths) == 1 and widths[0] >= 0.5 * PHONE[0], widths
-        else:
-            assert page.locator(".st-key-means, .st-key-stds").count() == 0
-            (widths,) = page.evaluate(PLOT_WIDTHS_JS, "row_stats_chart")
-            assert len(widths) == 2 and min(widths) >= 250, widths
-        assert page.evaluate(OVERLAPS_JS, ".st-key-row_stats_chart") == []
+        boxes = [
+            page.locator(f".st-key-{key} .js-plotly-plot").bounding_box()
+            for key in ("means", "stds")
+        ]
+        for key in ("means", "stds"):
+            (widths,) = page.evaluate(PLOT_WIDTHS_JS, key)
+            assert len(widths) == 1 and widths[0] >= 200, widths
+        if agent:  # one under the other
+            assert boxes[1]["y"] >= boxes[0]["y"] + boxes[0]["height"] - 1, boxes
+        else:  # side by side
+            assert boxes[0]["y"] == boxes[1]["y"] and boxes[1]["x"] > boxes[0]["x"], boxes
+        assert page.evaluate(OVERLAPS_JS, ".st-key-figs-row_stats") == []
         assert session.console.errors == []
     finally:
         screenshot(session.page, f"row_stats_{'phone' if agent else 'desktop'}")
