@@ -11,6 +11,7 @@ from ui.labels import feature_labels
 from ui.layer_charts import layer_chart, layer_pair
 from ui.sections import folded, show_code
 from ui.stacks import compute_stacks
+from ui.style import Look
 from ui.text import translator
 from ui.text.depth import TEXT
 from ui.url_values import Choice, IntRange
@@ -35,6 +36,7 @@ LAYERS = IntRange("layers", 1, llm.MAX_LAYERS, default=LAYERS_DEFAULT)
 VARIANT = Choice("variant", llm.VARIANTS, default=VARIANT_DEFAULT)
 s = frame("page_depth", values=(LAYERS, VARIANT))
 t = translator(TEXT, s.lang)
+look = Look.of(s)
 cfg, labels = s.cfg, s.lab.labels
 
 
@@ -93,7 +95,13 @@ def trend(ratio: float) -> str:
 rms = {v: run.rms for v, run in runs.items()}
 show_figure(
     layer_chart(
-        rms, layer_axis, title=t("rms_title"), x_title=t("layer"), y_title=t("rms_y"), bold=variant
+        rms,
+        layer_axis,
+        title=t("rms_title"),
+        x_title=t("layer"),
+        y_title=t("rms_y"),
+        bold=variant,
+        look=look,
     ),
     key="rms",
 )
@@ -123,6 +131,7 @@ sim_chart = layer_chart(
     y_title=t("sim_y"),
     log=False,
     bold=variant,
+    look=look,
 )
 collapse_chart = layer_chart(
     collapse,
@@ -132,6 +141,7 @@ collapse_chart = layer_chart(
     y_title=t("collapse_y"),
     log=True,
     bold=variant,
+    look=look,
 )
 st.subheader(t("sim_title"), anchor=False)
 if s.phone:
@@ -175,6 +185,7 @@ show_figure(
         x_title=t("layer"),
         y_title=t("grad_y"),
         bold=variant,
+        look=look,
     ),
     key="grad",
 )
@@ -213,7 +224,7 @@ heatmap_grid(
         t("rows_out", n_layers=layers_text, variant=variant, rms=n(chosen.rms[top])),
     ],
     key="rows",
-    phone=s.phone,
+    look=look,
     signed=True,
     x_title=t("feature"),
     y_title=t("token"),

@@ -100,6 +100,8 @@ def test_french() -> None:
     at = opened(lang="fr")
     assert at.title[0].value.startswith("8. Profondeur")
     assert "Après 12 couches elle vaut 0,0392 sans résiduel" in body(at)
+    assert figure(at, "grad")["layout"]["separators"] == ", "  # the axes read 0,5
+    assert figure(opened(), "grad")["layout"]["separators"] == ".,"
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ui.style import PLAIN, Look
 from ui.wire import Spec, fast_figure
 
 PALETTE = ("#1f5fa8", "#e08a1e", "#2a9d8f", "#8e5ea2")  # the bar charts' colours, in their order
@@ -30,11 +31,13 @@ def layer_chart(
     log: bool | None = None,
     bold: str | None = None,
     height: int = 340,
+    look: Look = PLAIN,
 ) -> Spec:
     """One line (with markers) per series, one colour each, the legend under the plot.
 
     ``log``: a log y axis (None: when the values span two decades or more; a value <= 0 is then
     left out of its line). ``bold``: the series drawn thicker, the one the page is about.
+    ``look``: the page's language for the numbers on the axes and in the hover (0,5 in French).
     Shapes: series {name: [N]}, x [N]. The layout has ``bar_chart``'s keys, so two of these go
     side by side with ``ui.charts.side_by_side``.
     """
@@ -72,6 +75,7 @@ def layer_chart(
         "legend": {"orientation": "h", "x": 0, "xanchor": "left"}
         | {"y": -(below - 6) / plot_px, "yanchor": "top"},
         "margin": margin,
+        "separators": look.separators(),
     }
     return fast_figure(data, layout)
 
