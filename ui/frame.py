@@ -19,17 +19,16 @@ from streamlit.errors import StreamlitPageNotFoundError
 import llm
 from exercises import BY_PAGE, CELLS
 from ui.compute import Lab, compute_lab
-from ui.progress import progress
 from ui.presenter import (
     PRESENT_CSS,
     SWITCH_CSS,
-    Bar,
     base_address,
     class_link,
     link_params,
     show_qr,
 )
 from ui.presenter import bar as presenter_bar
+from ui.progress import progress
 from ui.style import CHART_CSS
 from ui.text import LANGS, pick, translator
 from ui.text.common import TEXT
@@ -134,27 +133,32 @@ def frame(page: str, values: tuple[Value, ...] = ()) -> Settings:
         ss["_sync_url"] = True
 
     top = st.container()  # the presenter's bar, above everything the page draws
+    current = next(path for path, key, _ in PAGES if key == page)
     with st.sidebar:
         lang = _language_control()
         t = translator(TEXT, lang)
         st.header(t("settings"), anchor=False)
-        places = presenter_bar(top) if present else None
-        text, cfg, causal, head = _controls(t, places)
+        # presenter mode: one row, drawn left to right: previous page, the four controls,
+        # next page, the QR code (filled in once the settings are known), the switch
+        bar = presenter_bar(top) if present else None
+        if bar is not None:
+            _neighbour(bar, t, current, -1)
+        text, cfg, causal, head = _controls(t, bar)
         summary = st.container()
         pages = st.container()  # the page list, under the settings it would push off the screen
     _navigation(pages, t, lang)
-    switch = places.switch if places else top.container(key="present_switch")
+    if bar is not None:
+        _neighbour(bar, t, current, +1)
+        qr_box = bar.popover(t("qr"), icon=":material/qr_code_2:")
+    switch = bar if bar is not None else top.container(key="present_switch")
     switch.toggle(
-        t("present_short" if places else "present"),
+        t("present_short" if bar else "present"),
         value=False,
         help=t("present_help"),
         key="present",
         bind="query-params",
         persist_state="session",
     )
-    current = next(path for path, key, _ in PAGES if key == page)
-    if places is not None:
-        _neighbours(places, t, current)
 
     if "_url_fixes" in ss or ss.pop("_sync_url", False):
         # a value the app sets on a URL-bound widget reaches the address bar one run late in
@@ -185,7 +189,7 @@ def frame(page: str, values: tuple[Value, ...] = ()) -> Settings:
     summary.caption(t("share"))
     sizes = Sizes(n_tokens=n_tokens, d_model=cfg.d_model, n_heads=cfg.n_heads)
     mine = page_values(values, sizes, lang)
-    if places is not None:
+    if bar is not None:
         own = {
             v.name: v.label(mine[v.name]) for v in values if mine[v.name] != v.default_for(sizes)
         }
@@ -193,7 +197,7 @@ def frame(page: str, values: tuple[Value, ...] = ()) -> Settings:
             base_address(st.context.url, st.context.headers, "/" + _slug(current)),
             link_params(lang, text, cfg, causal, head, own),
         )
-        show_qr(places.qr, link, t("qr"), t("qr_caption"))
+        show_qr(qr_box, link, t("qr_caption"))
     return Settings(
         lang=lang,
         text=text,
@@ -219,21 +223,18 @@ def _presenting() -> bool:
     return st.query_params.get("present") == "true"
 
 
-def _neighbours(places: Bar, t: Callable[..., str], current: str) -> None:
-    """The previous and the next page, as links in the presenter's bar."""
+def _neighbour(bar: DeltaGenerator, t: Callable[..., str], current: str, step: int) -> None:
+    """The page ``step`` away from this one (-1: previous, +1: next) as a link in the bar."""
     paths = [path for path, _, _ in PAGES]
-    i = paths.index(current)
-    for box, j, icon in (
-        (places.previous, i - 1, "arrow_back"),
-        (places.following, i + 1, "arrow_forward"),
-    ):
-        if 0 <= j < len(PAGES):
-            path, key, _ = PAGES[j]
-            number = t(key).partition(". ")[0]  # "3" of "3. Scale, mask, softmax"; "Home"
-            try:
-                box.page_link(path, label=number, icon=f":material/{icon}:", help=t(key))
-            except StreamlitPageNotFoundError:  # a page run on its own has no page list
-                box.caption(t(key))
+    j = paths.index(current) + step
+    if 0 <= j < len(PAGES):
+        path, key, _ = PAGES[j]
+        number = t(key).partition(". ")[0]  # "3" of "3. Scale, mask, softmax"; "Home"
+        icon = ":material/arrow_back:" if step < 0 else ":material/arrow_forward:"
+        try:
+            bar.page_link(path, label=number, icon=icon, help=t(key))
+        except StreamlitPageNotFoundError:  # a page run on its own has no page list
+            bar.caption(t(key))
 
 
 def _raw_lang() -> str | None:
@@ -283,20 +284,19 @@ def _new_seed() -> None:
 
 
 def _controls(
-    t: Callable[..., str], places: Bar | None
+    t: Callable[..., str], bar: DeltaGenerator | None
 ) -> tuple[str, llm.AttentionConfig, bool, int]:
     """The shared controls, in the sidebar (called inside it). In presenter mode the four a
     teacher moves in class go to the bar at the top, and the switch goes with them."""
     ss = st.session_state
     bound = {"bind": "query-params", "persist_state": "session"}
     side = st.container()
-    short = "_short" if places else ""  # the bar's labels are a word each
-    presets = places.presets if places else side
-    if places is None:
+    short = "_short" if bar else ""  # the bar's labels are a word each
+    presets = bar or side
+    if bar is None:
         presets.caption(t("presets"))
-    for column, name, text_key in zip(
-        presets.columns(2), PRESETS, ("preset8", "preset9"), strict=True
-    ):
+    columns = [presets, presets] if bar else presets.columns(2)
+    for column, name, text_key in zip(columns, PRESETS, ("preset8", "preset9"), strict=True):
         column.button(
             t(f"{text_key}{short}"),
             help=t(f"{text_key}_help"),
@@ -305,23 +305,29 @@ def _controls(
             key=f"preset_{name}",
         )
 
-    d_model = (places.d_model if places else side).slider(
-        t(f"d_model{short}"), 2, D_MODEL_MAX, value=8, key="d_model", **bound
+    d_model = (bar or side).slider(
+        t(f"d_model{short}"),
+        2,
+        D_MODEL_MAX,
+        value=8,
+        key="d_model",
+        width=200 if bar else "stretch",
+        **bound,
     )
     options = llm.divisors(d_model)
     if ss.get("n_heads") is not None and ss["n_heads"] not in options:
         ss["n_heads"] = default_heads(d_model)
         ss["_sync_url"] = True
-    n_heads = (places.n_heads if places else side).selectbox(
+    n_heads = (bar or side).selectbox(
         t(f"n_heads{short}"),
         options,
         index=options.index(default_heads(d_model)),
         help=t("n_heads_help"),
         key="n_heads",
+        width=100 if bar else "stretch",
         **bound,
     )
-    seed_box, new_box = (places.seed, places.new_seed) if places else (side, side)
-    seed = seed_box.number_input(
+    seed = (bar or side).number_input(
         t(f"seed{short}"),
         0,
         llm.MAX_SEED,
@@ -329,11 +335,12 @@ def _controls(
         step=1,
         help=t("seed_help"),
         key="seed",
+        width=140 if bar else "stretch",
         **bound,
     )
     # in the sidebar on a line of its own: beside the seed it would have room for two letters
-    new_box.button(
-        t("new_seed") if places is None else "",
+    (bar or side).button(
+        t("new_seed") if bar is None else "",
         help=t("new_seed"),
         on_click=_new_seed,
         icon=":material/casino:",

@@ -1,4 +1,4 @@
-"""Presenter mode: the class link and its QR code, the compact bar's places, projector-sized type.
+"""Presenter mode: the class link and its QR code, the compact bar, projector-sized type.
 
 ``present=true`` in the URL (or the presenter switch) folds the sidebar away; the frame draws the
 four controls a teacher moves in class (preset, d_model, heads, seed) in one bar at the top, with
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from urllib.parse import quote, urlencode, urlsplit
 
 import streamlit as st
@@ -95,30 +94,15 @@ def class_link(base: str, params: Mapping[str, str]) -> str:
     return f"{base}?{urlencode(params, quote_via=quote, safe='')}" if params else base
 
 
-@dataclass(frozen=True)
-class Bar:
-    """The places in the presenter's bar, left to right."""
-
-    previous: DeltaGenerator
-    presets: DeltaGenerator
-    d_model: DeltaGenerator
-    n_heads: DeltaGenerator
-    seed: DeltaGenerator
-    new_seed: DeltaGenerator
-    following: DeltaGenerator
-    qr: DeltaGenerator
-    switch: DeltaGenerator
+def bar(top: DeltaGenerator) -> DeltaGenerator:
+    """One row at the top of the page, each element as wide as what it holds; it wraps onto a
+    second line on a narrow screen instead of cutting labels."""
+    return top.container(horizontal=True, vertical_alignment="bottom", gap="xsmall", key="bar")
 
 
-def bar(top: DeltaGenerator) -> Bar:
-    """One row of columns at the top of the page (it wraps on a narrow screen)."""
-    widths = [0.8, 1.7, 2.3, 1.0, 1.4, 0.55, 0.8, 0.9, 1.6]
-    return Bar(*top.columns(widths, vertical_alignment="bottom", gap="small"))
-
-
-def show_qr(box: DeltaGenerator, link: str, label: str, caption: str) -> None:
-    """A button that opens the QR code of ``link``, with the link written under it as text."""
-    with box.popover(label, icon=":material/qr_code_2:"):
+def show_qr(popover: DeltaGenerator, link: str, caption: str) -> None:
+    """The QR code of ``link`` in the bar's popover, with the link written under it as text."""
+    with popover:
         st.image(qr_svg(link), width=QR_PX)
         st.caption(caption)
         st.code(link, language=None, wrap_lines=True)

@@ -1,0 +1,180 @@
+"""Presenter mode and the controls' reach in a real browser, at a projector's 1280×720.
+
+The QR code is read back from a screenshot of the page with zxing-cpp (a real decoder: what a
+phone in class does), not from the SVG the server sent.
+"""
+
+from __future__ import annotations
+
+import io
+import urllib.parse
+
+import numpy as np
+import pytest
+import zxingcpp
+from PIL import Image
+from playwright.sync_api import Browser, Page
+
+from tests.e2e.harness import (
+    ARTIFACTS,
+    DEFAULT_TEXT,
+    SIDEBAR,
+    Server,
+    exceptions,
+    expected_head,
+    new_session,
+    query,
+    settle,
+    wait_heatmap,
+    wait_query,
+)
+from ui.frame import PAGES
+from ui.text.common import TEXT as FRAME_TEXT
+
+pytestmark = pytest.mark.e2e
+
+PROJECTOR = (1280, 720)
+MAIN = "[data-testid='stMain']"
+SHOTS = ARTIFACTS / "presenter"
+
+
+def shoot(page: Page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=SHOTS / f"{name}.png")
+
+
+def slug(path: str) -> str:
+    return path.removesuffix(".py").partition("_")[2]
+
+
+def read_qr(page: Page) -> str:
+    """The QR code on the screen, decoded from the pixels of its screenshot."""
+    picture = page.locator("img[src^='data:image/svg+xml']")
+    picture.wait_for()
+    grey = np.asarray(Image.open(io.BytesIO(picture.screenshot())).convert("L"))
+    found = zxingcpp.read_barcodes(grey)
+    assert len(found) == 1, f"{len(found)} codes read"
+    return found[0].text
+
+
+def show(page: Page, url: str) -> None:
+    """Open a page and wait until its script has finished and the page stopped changing (the
+    page's own errors are other tests' business: here only the frame's part is looked at)."""
+    page.goto(url)
+    page.wait_for_function(
+        """() => {
+            const app = document.querySelector("[data-testid='stApp']");
+            const ready = app !== null && app.dataset.testScriptState === 'notRunning'
+                && !document.querySelector("[data-stale='true']");
+            const size = document.getElementsByTagName('*').length;
+            const stable = ready && window.__shown === size;
+            window.__shown = ready ? size : -1;
+            return stable;
+        }""",
+        polling=400,
+    )
+
+
+def bottom(page: Page, selector: str) -> float:
+    box = page.locator(selector).first.bounding_box()
+    assert box is not None, f"{selector} is not drawn"
+    return box["y"] + box["height"]
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_settings_in_reach_at_1280x720_on_every_page(
+    browser: Browser, server: Server, lang
+) -> None:
+    session = new_session(browser, server.url, viewport=PROJECTOR)
+    out_of_reach = []
+    try:
+        for path, _key, _group in PAGES:
+            page = session.page
+            show(page, f"{server.url}/{slug(path)}?lang={lang}")
+            for key in ("preset_chapter8", "preset_chapter9", "d_model", "n_heads", "seed"):
+                selector = f"{SIDEBAR} .st-key-{key}"
+                if not page.locator(selector).is_visible():
+                    out_of_reach.append((path, key, "not drawn"))
+                elif bottom(page, selector) > PROJECTOR[1]:
+                    out_of_reach.append((path, key, f"bottom at {bottom(page, selector)} px"))
+            if path == "pages/3_softmax.py":
+                shoot(page, f"sidebar-softmax-{lang}")
+    finally:
+        session.page.context.close()
+    assert not out_of_reach
+
+
+def test_presenter_mode_bar_qr_code_and_back(browser: Browser, server: Server) -> None:
+    session = new_session(browser, server.url, viewport=PROJECTOR)
+    page = session.page
+    try:
+        text = "the cat & the dog"
+        session.open("/mix?present=true&d_model=6&n_heads=2&text=" + urllib.parse.quote(text))
+        # /mix draws the pattern first (NaN where masked), as expected_head gives it
+        wait_heatmap(page, 0, expected_head(d_model=6, n_heads=2, text=text)[1])
+        assert not page.locator(SIDEBAR).is_visible()  # folded away, with Streamlit's header
+        assert not page.locator("header[data-testid='stHeader']").is_visible()
+        for key in ("d_model", "n_heads", "seed", "present"):
+            bar = f"{MAIN} .st-key-{key}"
+            assert page.locator(bar).is_visible(), key
+            assert bottom(page, bar) <= 150, f"{key} is not in the bar at the top"
+        assert page.locator(MAIN).get_by_role("link", name="3").is_visible()  # previous page
+        assert page.locator(MAIN).get_by_role("link", name="5").is_visible()  # next page
+
+        page.get_by_role("button", name="QR").click()
+        expected = f"{server.url}/mix?lang=en&text=the%20cat%20%26%20the%20dog&d_model=6&n_heads=2"
+        assert read_qr(page) == expected
+        assert page.locator("[data-testid='stCode']").inner_text().strip() == expected
+        shoot(page, "presenter-mix-qr")
+        page.keyboard.press("Escape")
+
+        # the bar's controls move the numbers: d_model by keyboard, the seed, a preset
+        slider = page.locator(MAIN).get_by_role("slider")
+        slider.focus()
+        slider.press("End")  # 6 -> 64 in one step; 2 heads still divide 64
+        wait_query(page, d_model="64", n_heads="2")
+        wait_heatmap(page, 0, expected_head(d_model=64, n_heads=2, text=text)[1])
+        seed = page.locator(f"{MAIN} .st-key-seed input")
+        seed.fill("3")
+        seed.press("Enter")
+        wait_query(page, seed="3")
+        wait_heatmap(page, 0, expected_head(d_model=64, n_heads=2, seed=3, text=text)[1])
+        page.get_by_role("button", name="QR").click()
+        assert read_qr(page) == expected.replace("d_model=6", "d_model=64") + "&seed=3"
+        page.keyboard.press("Escape")
+        page.locator(MAIN).get_by_role("button", name="Ch. 8").click()
+        wait_query(page, d_model="4", n_heads="1", embeddings="handmade")
+        chapter8 = expected_head(d_model=4, n_heads=1, embeddings="handmade", text=DEFAULT_TEXT)
+        wait_heatmap(page, 0, chapter8[1])
+        shoot(page, "presenter-mix-chapter8")
+        numbers = page.evaluate(
+            """() => [...document.querySelectorAll('.js-plotly-plot .textpoint text')]
+                .map(t => t.getBoundingClientRect().height)"""
+        )
+        print("cell number heights in presenter mode (px):", sorted(set(map(round, numbers))))
+
+        # the switch in the bar turns presenter mode off: the sidebar comes back
+        page.locator(f"{MAIN} .st-key-present label").click()
+        wait_query(page, present=None)
+        settle(page)
+        assert page.locator(SIDEBAR).is_visible()
+        assert page.locator(f"{SIDEBAR} .st-key-d_model").is_visible()
+        assert query(page).get("d_model") == "4"
+        assert not exceptions(page) and not session.console.errors
+    finally:
+        page.context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_presenter_mode_on_every_page(browser: Browser, server: Server, lang: str) -> None:
+    session = new_session(browser, server.url, viewport=PROJECTOR)
+    try:
+        for path, _key, _group in PAGES:
+            page = session.page
+            show(page, f"{server.url}/{slug(path)}?present=true&lang={lang}")
+            assert page.locator(f"{MAIN} .st-key-d_model").is_visible(), path
+            switch = page.locator(f"{MAIN} .st-key-present")
+            assert switch.get_by_text(FRAME_TEXT[lang]["present_short"], exact=True).is_visible()
+            shoot(page, f"presenter-{slug(path) or 'home'}-{lang}")
+    finally:
+        session.page.context.close()
