@@ -14,7 +14,7 @@ from ui.frame import frame
 from ui.learned import checkpoint, heads_figure, model_run, training_figures
 from ui.text import md_escape, num, translator
 from ui.text.learned import TEXT
-from ui.url_values import Choice, Sizes, Value
+from ui.url_values import Choice, IntRange, Refused, Sizes, Value, short
 from ui.wire import show_figure
 
 DEFAULT_SENTENCE = "the cat sat on the mat . the cat sat on the mat"
@@ -28,6 +28,19 @@ class Sentence(Value):
         return raw
 
 
+class Position(IntRange):
+    """The position read, a whole number the model's context holds; anything else (a word, a
+    negative number) gets the page's own message, as one out of range does."""
+
+    def parse(self, raw: str, sizes: Sizes) -> int:
+        try:
+            return super().parse(raw, sizes)
+        except Refused as refused:
+            if refused.code != "bad_int":
+                raise
+            raise Refused("bad_range", value=short(raw), **self.fields(sizes)) from None
+
+
 try:
     final = checkpoint(None)
     problem = None
@@ -36,7 +49,11 @@ except llm.LabError as err:  # a missing or unreadable file: the page says so, t
 steps = final.steps if final is not None else (0,)
 STEP = Choice("step", steps, default=steps[-1], message=(TEXT, "step_fixed"))
 SENTENCE = Sentence("sentence", default=DEFAULT_SENTENCE)
-s = frame("page_learned", values=(SENTENCE, STEP))
+# the position read: any place the model's context holds; past the sentence it means the last
+# word (the default, 31, means the last word whatever the sentence)
+last_place = (final.max_len if final is not None else 1) - 1
+POSITION = Position("position", 0, last_place, default=last_place, message=(TEXT, "position_fixed"))
+s = frame("page_learned", values=(SENTENCE, STEP, POSITION))
 t = translator(TEXT, s.lang)
 
 
@@ -106,8 +123,12 @@ st.write(t("composition"))
 # --- what comes next ---------------------------------------------------------------------------
 st.subheader(t("predictions"), anchor=False)
 last = len(ids) - 1
-if st.session_state.get("position", 0) > last:  # a shorter sentence left it behind
-    st.session_state["position"] = last
+ss = st.session_state
+asked = ss.get("position", s.value("position"))  # the session's, or the link's on a first visit
+if asked > last:  # past the sentence's last word: that word (a shorter sentence, or the default)
+    if asked != POSITION.default:
+        st.info(t("position_past", value=asked, last=last), icon=":material/info:")
+    ss["position"] = last
 position = (
     st.slider(
         t("position"),
@@ -116,7 +137,7 @@ position = (
         value=last,
         help=t("position_help"),
         key="position",
-        persist_state="session",
+        **bound,
     )
     if last > 0
     else 0

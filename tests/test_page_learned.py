@@ -215,3 +215,30 @@ def test_a_corrupt_model_file_is_reported(tmp_path: Path, monkeypatch: pytest.Mo
     at = _with_model_file(broken, monkeypatch)
     (error,) = at.error
     assert "cannot be read" in error.value and "python -m llm.train" in error.value
+
+
+def test_the_position_read_is_in_the_link() -> None:
+    at = opened(position="4", step="1500")
+    model = llm.load_model()
+    ids = model.encode(DEFAULT)
+    assert at.slider(key="position").value == 4
+    top = llm.top_predictions(model, llm.run_model(model, ids), 4)
+    assert figure(at, "predictions")["data"][0]["x"] == [w for w, _ in top]
+    assert "After “the·2” (position 4)" in shown_text(at)
+
+
+@pytest.mark.parametrize(
+    ("position", "box", "message"),
+    [
+        ("20", "info", "Position 20 is past the sentence's last word; showing the last one, 12."),
+        ("99", "warning", "position=99 is not a place the model reads (0 to 31); showing the last"),
+        ("abc", "warning", "position=abc is not a place the model reads (0 to 31)"),
+        ("-1", "warning", "position=-1 is not a place the model reads"),
+    ],
+)
+def test_a_position_past_the_sentence_or_not_a_place_is_repaired(
+    position: str, box: str, message: str
+) -> None:
+    at = opened(position=position)
+    assert at.slider(key="position").value == 12
+    assert message in "\n".join(m.value for m in getattr(at, box))
