@@ -173,9 +173,14 @@ def attend(x: np.ndarray, params: Params) -> Attended:
     q, k, v = (_split(x @ _flat(w), n_heads) for w in (params.W_Q, params.W_K, params.W_V))
     q_scaled = q / np.sqrt(d_head)  # [..., H, T, d_head]
     p_t = k @ q_scaled.swapaxes(-1, -2)  # scaled scores transposed [..., H, key, query]
-    p_t += np.where(causal_mask(x.shape[-2]).T, 0.0, -np.inf)  # masked: a key after its query
-    p_t -= p_t.max(axis=-2, keepdims=True)  # softmax over the keys, as llm.engine.softmax
+    visible = causal_mask(x.shape[-2]).T  # [key, query]: a key at or before its query
+    p_t += np.where(visible, 0.0, -1e300)  # masked: far below every visible score
+    p_t -= p_t.max(axis=-2, keepdims=True)  # softmax over the keys, as llm.engine.softmax ...
+    # ... but floored at e^-700 ≈ 1e-304, so that exp never works in the slow subnormal range
+    # (deep stacks give scores thousands apart); no column sum moves by more than T · 1e-304
+    np.maximum(p_t, -700.0, out=p_t)
     np.exp(p_t, out=p_t)
+    p_t *= visible  # masked pairs: exactly 0
     p_t *= 1.0 / (np.ones(p_t.shape[-2]) @ p_t)[..., None, :]  # each query's column sums to 1
     z = p_t.swapaxes(-1, -2) @ v  # pattern @ v: [..., H, T, d_head]
     attn_out = _merge(z) @ params.W_O  # [..., T, d_model] @ [d_model, d_model]
