@@ -51,10 +51,21 @@ def read_qr(page: Page) -> str:
     """The QR code on the screen, decoded from the pixels of its screenshot."""
     picture = page.locator("img[src^='data:image/svg+xml']")
     picture.wait_for()
-    grey = np.asarray(Image.open(io.BytesIO(picture.screenshot())).convert("L"))
-    found = zxingcpp.read_barcodes(grey)
+    for _ in range(10):  # the popover fades in: read again until the code is whole
+        page.wait_for_timeout(300)
+        grey = np.asarray(Image.open(io.BytesIO(picture.screenshot())).convert("L"))
+        found = zxingcpp.read_barcodes(grey)
+        if found:
+            break
     assert len(found) == 1, f"{len(found)} codes read"
     return found[0].text
+
+
+def open_qr(page: Page) -> None:
+    """Open the bar's QR popover, closed first if a previous look left it open."""
+    page.keyboard.press("Escape")
+    page.locator("img[src^='data:image/svg+xml']").wait_for(state="hidden")
+    page.get_by_role("button", name="QR").click()
 
 
 def show(page: Page, url: str) -> None:
@@ -121,7 +132,7 @@ def test_presenter_mode_bar_qr_code_and_back(browser: Browser, server: Server) -
         assert page.locator(MAIN).get_by_role("link", name="3").is_visible()  # previous page
         assert page.locator(MAIN).get_by_role("link", name="5").is_visible()  # next page
 
-        page.get_by_role("button", name="QR").click()
+        open_qr(page)
         expected = f"{server.url}/mix?lang=en&text=the%20cat%20%26%20the%20dog&d_model=6&n_heads=2"
         assert read_qr(page) == expected
         assert page.locator("[data-testid='stCode']").inner_text().strip() == expected
@@ -139,7 +150,7 @@ def test_presenter_mode_bar_qr_code_and_back(browser: Browser, server: Server) -
         seed.press("Enter")
         wait_query(page, seed="3")
         wait_heatmap(page, 0, expected_head(d_model=64, n_heads=2, seed=3, text=text)[1])
-        page.get_by_role("button", name="QR").click()
+        open_qr(page)
         assert read_qr(page) == expected.replace("d_model=6", "d_model=64") + "&seed=3"
         page.keyboard.press("Escape")
         page.locator(MAIN).get_by_role("button", name="Ch. 8").click()
@@ -147,11 +158,13 @@ def test_presenter_mode_bar_qr_code_and_back(browser: Browser, server: Server) -
         chapter8 = expected_head(d_model=4, n_heads=1, embeddings="handmade", text=DEFAULT_TEXT)
         wait_heatmap(page, 0, chapter8[1])
         shoot(page, "presenter-mix-chapter8")
+        # projector-sized cell numbers: at least 16 px at 1280x720
         numbers = page.evaluate(
-            """() => [...document.querySelectorAll('.js-plotly-plot .textpoint text')]
-                .map(t => t.getBoundingClientRect().height)"""
+            """() => [...document.querySelectorAll('.js-plotly-plot text.heatmap-label, '
+                + '.js-plotly-plot .heatmap-label text')]
+                .map(t => parseFloat(getComputedStyle(t).fontSize))"""
         )
-        print("cell number heights in presenter mode (px):", sorted(set(map(round, numbers))))
+        assert numbers and min(numbers) >= 16, sorted(set(numbers))
 
         # the switch in the bar turns presenter mode off: the sidebar comes back
         page.locator(f"{MAIN} .st-key-present label").click()
