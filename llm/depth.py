@@ -23,13 +23,14 @@ bias and eps = LN_EPS; there is no final LayerNorm after the last layer.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 
 from llm.backward import layer_norm_backward
 from llm.config import LN_EPS, AttentionConfig, LabError
-from llm.data import Params, embed, init_params
+from llm.data import MAX_TOKENS, Params, embed, init_params
 from llm.engine import causal_mask, layer_norm
 
 VARIANTS = ("none", "residual", "post_ln", "pre_ln")
@@ -161,6 +162,19 @@ def _merge(m: np.ndarray) -> np.ndarray:
     return m.reshape(*m.shape[:-2], -1)
 
 
+@functools.lru_cache(maxsize=MAX_TOKENS)
+def _masks(t: int) -> tuple[np.ndarray, np.ndarray]:
+    """The transposed causal mask [key, query] as 1.0 / 0.0, and as 0.0 / -1e300 to add.
+
+    Shapes: -> [T, T], [T, T], read-only (one pair per T, shared).
+    """
+    visible = causal_mask(t).T.astype(np.float64)
+    below = np.where(visible > 0.0, 0.0, -1e300)
+    visible.setflags(write=False)
+    below.setflags(write=False)
+    return visible, below
+
+
 def attend(x: np.ndarray, params: Params) -> Attended:
     """``multi_head_attention(x, params).attn_out`` (causal, scaled) for a batch of inputs.
 
@@ -173,12 +187,13 @@ def attend(x: np.ndarray, params: Params) -> Attended:
     q, k, v = (_split(x @ _flat(w), n_heads) for w in (params.W_Q, params.W_K, params.W_V))
     q_scaled = q / np.sqrt(d_head)  # [..., H, T, d_head]
     p_t = k @ q_scaled.swapaxes(-1, -2)  # scaled scores transposed [..., H, key, query]
-    visible = causal_mask(x.shape[-2]).T  # [key, query]: a key at or before its query
-    p_t += np.where(visible, 0.0, -1e300)  # masked: far below every visible score
+    visible, below = _masks(x.shape[-2])  # [key, query]: 1 / 0, and 0 / -1e300 where masked
+    p_t += below  # masked: far below every visible score
     p_t -= p_t.max(axis=-2, keepdims=True)  # softmax over the keys, as llm.engine.softmax ...
-    # ... but floored at e^-700 ≈ 1e-304, so that exp never works in the slow subnormal range
-    # (deep stacks give scores thousands apart); no column sum moves by more than T · 1e-304
-    np.maximum(p_t, -700.0, out=p_t)
+    # ... but floored at e^-600 ≈ 3e-261, so that neither exp nor the backward's products work
+    # in the slow subnormal range (deep stacks give scores millions apart); no column sum moves
+    # by more than T · 3e-261
+    np.maximum(p_t, -600.0, out=p_t)
     np.exp(p_t, out=p_t)
     p_t *= visible  # masked pairs: exactly 0
     p_t *= 1.0 / (np.ones(p_t.shape[-2]) @ p_t)[..., None, :]  # each query's column sums to 1
