@@ -97,6 +97,12 @@ def test_the_batched_heads_match_the_engine_and_its_backward(
         np.testing.assert_allclose(batched.pattern_t[h].T, head.pattern, rtol=0, atol=1e-14)
     want = llm.attention_backward(x, params, trace, d_out).x
     np.testing.assert_allclose(depth.attend_backward(batched, params, d_out), want, atol=1e-12)
+    # scores thousands apart, as deep residual stacks give: the floored softmax still agrees
+    wide = llm.multi_head_attention(300 * x, params, causal=True)
+    floored = depth.attend(300 * x, params)
+    for h, head in enumerate(wide.heads):
+        np.testing.assert_allclose(floored.pattern_t[h].T, head.pattern, rtol=1e-13, atol=1e-250)
+    assert np.all(np.isfinite(floored.attn_out))
 
 
 def test_all_variants_at_once_are_each_variant_alone() -> None:
