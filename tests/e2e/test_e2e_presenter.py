@@ -17,8 +17,11 @@ from playwright.sync_api import Browser, Page
 
 from tests.e2e.harness import (
     ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
     DEFAULT_TEXT,
     SIDEBAR,
+    WAIT_MS,
     Server,
     exceptions,
     expected_head,
@@ -28,6 +31,7 @@ from tests.e2e.harness import (
     wait_heatmap,
     wait_query,
 )
+from tests.e2e.test_e2e_serve import serve_script
 from ui.frame import PAGES
 from ui.text.common import TEXT as FRAME_TEXT
 
@@ -191,3 +195,25 @@ def test_presenter_mode_on_every_page(browser: Browser, server: Server, lang: st
             shoot(page, f"presenter-{slug(path) or 'home'}-{lang}")
     finally:
         session.page.context.close()
+
+
+def test_behind_nginx_the_qr_code_carries_the_teachers_address(browser: Browser) -> None:
+    """scripts/serve.sh (nginx in front, as in the container), opened as a school's network
+    names the teacher's machine: the students' link is http://teacher.local:PORT/..., the
+    address the teacher's browser used, not the 127.0.0.1 of the process behind nginx."""
+    name = "teacher.local"
+    lan = browser.browser_type.launch(
+        executable_path=CHROMIUM,
+        args=[*CHROMIUM_ARGS, f"--host-resolver-rules=MAP {name} 127.0.0.1"],
+        headless=True,
+    )
+    try:
+        with serve_script(1, log_name="serve-sh-presenter") as port:
+            page = lan.new_page(viewport={"width": PROJECTOR[0], "height": PROJECTOR[1]})
+            page.set_default_timeout(WAIT_MS)
+            show(page, f"http://{name}:{port}/heads?present=true&seed=7")
+            open_qr(page)
+            assert read_qr(page) == f"http://{name}:{port}/heads?lang=en&seed=7"
+            shoot(page, "presenter-heads-behind-nginx")
+    finally:
+        lan.close()
