@@ -86,8 +86,10 @@ def layer_norm_backward(x: np.ndarray, d_out: np.ndarray, eps: float = LN_EPS) -
 
     Shapes: x [T, d], d_out [T, d] -> [T, d]. Each row of the result sums to zero.
     """
-    mean = x.mean(axis=-1, keepdims=True)
-    sigma = np.sqrt(((x - mean) ** 2).mean(axis=-1, keepdims=True) + eps)  # [T, 1]
-    y = (x - mean) / sigma  # [T, d], the forward output
-    centred = d_out - d_out.mean(axis=-1, keepdims=True)
-    return (centred - y * (d_out * y).mean(axis=-1, keepdims=True)) / sigma
+    # every row mean below is a sum / n: np.mean's own arithmetic, without its Python overhead
+    n = x.shape[-1]
+    x_c = x - x.sum(axis=-1, keepdims=True) / n  # [T, d], centred
+    sigma = np.sqrt((x_c * x_c).sum(axis=-1, keepdims=True) / n + eps)  # [T, 1]
+    y = x_c / sigma  # [T, d], the forward output
+    centred = d_out - d_out.sum(axis=-1, keepdims=True) / n
+    return (centred - y * ((d_out * y).sum(axis=-1, keepdims=True) / n)) / sigma
