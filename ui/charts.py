@@ -110,7 +110,7 @@ def bar_chart(
 
     ``barmode="group"`` puts the series side by side; ``"relative"`` lets series that fill
     different categories (None elsewhere) share one bar width, e.g. one colour per kind of head.
-    Sizes (px): a category is 20 + 30 per series wide (52 for ``"relative"``), the plot at
+    Sizes (px): a category is 12 + 24 per series wide (48 for ``"relative"``), the plot at
     least 200 and the figure at least its title: a fixed width, so that two charts stand side
     by side only where both fit (``ui.wire.show_figures``) and a title never runs past its chart.
     Shapes: series {name: [N]}, categories N labels, lines [(y, label)].
@@ -160,7 +160,7 @@ def bar_chart(
         "b": below + (52 if legend else 0),
     }
     plot_px = height - margin["t"] - margin["b"]  # the plot area's height
-    per_category = 52 if barmode == "relative" else 20 + 30 * len(series)
+    per_category = 48 if barmode == "relative" else 12 + 24 * len(series)
     plot_w = max(200, len(categories) * per_category)
     width = max(margin["l"] + plot_w + margin["r"], math.ceil(label_px(title) * 14 / 12 * 1.1) + 16)
     layout = {
