@@ -94,6 +94,7 @@ with view_col:
             head_names=[t("bar_label", h=h) for h in range(cfg.n_heads)],
             query_title=t("headview_query"),
             key_title=t("headview_key"),
+            scale=Look.of(s).scale,
         )
         show_figure(view, key="headview")
     else:

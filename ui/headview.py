@@ -49,13 +49,14 @@ def head_view(
     head_names: Sequence[str] = (),
     query_title: str = "query",
     key_title: str = "key",
+    scale: float = 1.0,
 ) -> Spec:
     """Lines from each query (left) to the keys it may see (right), opacity = probability.
 
     ``patterns`` are every head's pattern (``[head.pattern for head in trace.heads]``), ``heads``
     the ones drawn, each in ``head_colour(h)`` and named in the legend by ``head_names[h]``.
     The lines are layout shapes (one per pair, each with its own opacity); the token labels are
-    two text traces, so they stay plain text.
+    two text traces, so they stay plain text. ``scale`` enlarges rows and text (a projector).
     Shapes: patterns H × [T, T], mask [T, T] (True = may look), labels T -> (len(heads) × pairs)
     lines.
     """
@@ -84,14 +85,14 @@ def head_view(
             "y": rows,
             "text": bold,
             "textposition": f"middle {side}",
-            "textfont": {"size": 13},
+            "textfont": {"size": round(13 * scale)},
             "hovertemplate": f"{title} %{{y}}<extra></extra>",
             "showlegend": False,
             "cliponaxis": False,
         }
 
-    widest = max((label_px(str(s)) for s in labels), default=0.0)
-    margin = {"l": int(widest) + 24, "r": int(widest) + 24, "t": 36, "b": 40}
+    widest = max((label_px(str(s)) for s in labels), default=0.0) * scale
+    margin = {"l": int(widest) + 24, "r": int(widest) + 24, "t": round(36 * scale), "b": 40}
     layout = {
         "xaxis": {"range": [-0.02, 1.02], "visible": False, "fixedrange": True},
         "yaxis": {
@@ -102,13 +103,13 @@ def head_view(
         "annotations": [
             {"text": query_title, "x": 0, "xanchor": "right", "xref": "x"}
             | {"y": 1, "yref": "paper", "yanchor": "bottom", "showarrow": False}
-            | {"font": {"color": MUTED, "size": 13}},
+            | {"font": {"color": MUTED, "size": round(13 * scale)}},
             {"text": key_title, "x": 1, "xanchor": "left", "xref": "x"}
             | {"y": 1, "yref": "paper", "yanchor": "bottom", "showarrow": False}
-            | {"font": {"color": MUTED, "size": 13}},
+            | {"font": {"color": MUTED, "size": round(13 * scale)}},
         ],
         "shapes": shapes,
-        "height": ROW_PX * t + margin["t"] + margin["b"] + 8,
+        "height": round(ROW_PX * scale) * t + margin["t"] + margin["b"] + 8,
         "margin": margin,
         "showlegend": True,
         "legend": {"orientation": "h", "x": 0.5, "xanchor": "center", "y": 0, "yanchor": "top"},
