@@ -67,6 +67,9 @@ if moved:
         t("moved", tau=num(tau, 2, s.lang), no_scale="" if scale else t("no_scale_part")),
         icon=":material/science:",
     )
+    divided = r"\tau\sqrt{d_k}" if scale else r"\tau"
+    formula = rf"A = \mathrm{{softmax}}\!\left(\frac{{Q K^\top}}{{{divided}}} + M\right)"
+    st.latex(rf"{formula},\quad \tau = {tau:g}")
 
 i = token_chips(labels, s.lang, s.value("token"))
 st.caption(following(labels, i, s.lang))

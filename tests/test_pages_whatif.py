@@ -67,6 +67,11 @@ def test_pattern_and_entropies_follow_temperature_and_scale(link, temperature, s
     infos = [i.value for i in at.main.info]
     assert (SOFTMAX_TEXT["en"]["turn_note"] in infos) is moved
     assert any(v.startswith("What-if: τ") for v in infos) is moved
+    formulas = [f.value for f in at.latex if r"\tau =" in f.value]
+    assert len(formulas) == int(moved)
+    if moved:  # the what-if's formula, with √d_k only when the switch is on
+        assert rf"\tau = {temperature:g}" in formulas[0]
+        assert (r"\sqrt{d_k}" in formulas[0]) is scale
 
 
 def test_a_colder_softmax_is_sharper_and_a_hotter_one_flatter() -> None:
