@@ -35,8 +35,8 @@ from sandbox.scheduler import Scheduler, Turn
 from sandbox.worker import MAX_REPLY, decode, encode
 
 TIME_LIMIT = 1.5  # seconds of the child's CPU time for a whole check, start-up included
-GRACE = 0.3  # seconds of wall time beyond the limit before the child is killed
-LOOK = 0.03  # seconds between two looks at a running child (its CPU time, its slot)
+GRACE = 0.25  # seconds of wall time beyond the limit before the child is killed
+LOOK = 0.02  # seconds between two looks at a running child (its CPU time, its slot)
 WORKER = Path(__file__).resolve().with_name("worker.py")
 SCHEDULER = Scheduler()  # this server process's queue
 _log = logging.getLogger(__name__)
@@ -161,6 +161,7 @@ def _run_child(
         "helpers": list(helpers),
         "time_limit": time_limit,
     }
+    spawned = time.monotonic()  # start-up is part of the running time
     try:
         process = subprocess.Popen(
             [sys.executable, "-I", "-S", str(WORKER)],
@@ -181,7 +182,7 @@ def _run_child(
     process.stdin = None
     feeder.start()
     allowed = time_limit + GRACE  # wall seconds of running, pauses not counted
-    ran, slice_ends = 0.0, scheduler.slice
+    ran, slice_ends = time.monotonic() - spawned, scheduler.slice
     try:
         while True:
             wait = min(LOOK, allowed - ran)

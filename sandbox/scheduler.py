@@ -6,11 +6,12 @@ most ``slots`` at a time; the others wait in order of:
 1. a check that has not run yet before one that already had its slice (a loop shows itself by
    running past its slice: a correct check is done well within it);
 2. among those, the owner (a browser session) that used the checker least lately;
-3. then the order they came in.
+3. then the order they came in, or for paused checks the order they were paused in.
 
-A running check that passes its slice while a fresh check waits gives its slot up: the runner
+A running check that passes its slice while another check waits gives its slot up: the runner
 pauses its child process (SIGSTOP) and resumes it (SIGCONT) when its turn comes again, so it
-loses nothing and finishes later, never wrongly. A check waits at most ``wait_limit`` seconds
+loses nothing and finishes later, never wrongly. Fresh checks go first; the slow ones then take
+the slots in turn, a slice each. A check waits at most ``wait_limit`` seconds
 for its first turn, and when ``max_waiting`` checks already wait a new one is told at once that
 the checker is busy: both are bounds for a server far beyond a class, not for a class.
 """
@@ -27,9 +28,10 @@ from dataclasses import dataclass
 from sandbox.errors import SandboxError
 
 SLOTS = 2  # checks running at once per server process (one per core)
-# CPU seconds a check runs before a fresh one may take its slot: a correct check of a cell at
-# the chapters' sizes uses about 0.05, start-up included; a loop shows itself within 0.1
-SLICE = 0.1
+# CPU seconds a check runs before a waiting one may take its slot: a correct check of a cell
+# at the chapters' sizes uses about 0.05, start-up included (a slower one is paused and soon
+# resumed, it loses nothing); each loop costs the class one slice before the fresh checks end
+SLICE = 0.08
 MAX_WAITING = 200  # checks waiting at once; one more is told the checker is busy
 MAX_PAUSED = 24  # paused child processes kept at once (each holds its memory)
 WAIT_LIMIT = 60.0  # seconds a check waits for its first turn before it is told busy
@@ -95,16 +97,20 @@ class Scheduler:
             return turn
 
     def should_pause(self, turn: Turn) -> bool:
-        """Whether ``turn``, past its slice, should give its slot to a check that has not run."""
+        """Whether ``turn``, past its slice, should give its slot up: to a check that has not
+        run yet, or to one paused before it (slow checks take the slots in turn, a slice each,
+        so a correct one that needed a little more is not stuck behind a loop)."""
         with self._changed:
-            fresh = any(not other.ran for other in self._waiting)
-            return fresh and self._paused < self.max_paused
+            if any(not other.ran for other in self._waiting):
+                return self._paused < self.max_paused
+            return any(other.ran for other in self._waiting)  # a swap: no more paused than now
 
     def pause(self, turn: Turn) -> None:
         """Give the slot up (the caller has paused its process) and wait for the next turn."""
         with self._changed:
             self._running.discard(turn)
             turn.granted, turn.ran = False, True
+            turn.seq = next(self._seq)  # to the back of the paused ones
             self._waiting.append(turn)
             self._paused += 1
             self.served.append(("pause", turn.owner))

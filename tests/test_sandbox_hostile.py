@@ -691,6 +691,32 @@ def test_fresh_checks_go_before_a_paused_one_and_it_resumes_after_them() -> None
     assert not queue.should_pause(queue.enter("alone"))  # nobody waits: nobody pauses
 
 
+def test_paused_checks_take_the_slot_in_turn() -> None:
+    queue = Scheduler(slots=1)
+    first = queue.enter("first")
+    order: list[str] = []
+
+    def slow(name: str) -> None:  # a check that needs two slices
+        turn = queue.enter(name)
+        order.append(name)
+        if queue.should_pause(turn):
+            queue.pause(turn)
+            order.append(name)
+        queue.leave(turn)
+
+    thread = threading.Thread(target=slow, args=("second",))
+    thread.start()
+    _waiting(queue, 1)
+    queue.pause(first)  # second runs its slice, gives the slot back to first, then ends
+    order.append("first")
+    assert queue.should_pause(first) is True  # second waits, paused: first yields again
+    queue.pause(first)
+    order.append("first")
+    queue.leave(first)
+    thread.join()
+    assert order == ["second", "first", "second", "first"]
+
+
 def test_no_more_processes_are_paused_than_allowed() -> None:
     queue = Scheduler(slots=1, max_paused=0)
     running = queue.enter("running")
