@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 import llm
 from ui.presenter import base_address, class_link, link_params
+from ui.qr import qr_svg
 
 MIX = "../pages/4_mix.py"
 HOME = "../app.py"
@@ -183,3 +184,14 @@ def test_a_bad_present_value_is_repaired_like_the_others(lang: str, fragment: st
     at = opened(HOME, present="yes", lang=lang)
     assert fragment in "\n".join(w.value for w in at.warning)
     assert at.session_state["present"] is False and not at.get("image")
+
+
+def test_a_link_too_long_for_a_qr_code_is_still_written_out() -> None:
+    # 30 words of 12 CJK letters: 389 characters, 30 tokens, and each letter 9 in the link
+    long_words = " ".join(["漢字漢字漢字漢字漢字漢字"] * 30)
+    at = opened(MIX, present="true", lang="fr", text=long_words)
+    assert not at.get("image")
+    (note,) = [i.value for i in at.info if "trop long pour un QR code" in i.value]
+    (code,) = at.code
+    assert parse_qs(urlsplit(code.value).query)["text"] == [long_words]
+    assert qr_svg(code.value) is None and qr_svg(code.value[:1000]) is not None

@@ -197,7 +197,7 @@ def frame(page: str, values: tuple[Value, ...] = ()) -> Settings:
             base_address(st.context.url, st.context.headers, "/" + _slug(current)),
             link_params(lang, text, cfg, causal, head, own),
         )
-        show_qr(qr_box, link, t("qr_caption"))
+        show_qr(qr_box, link, t("qr_caption"), t("qr_too_long"))
     return Settings(
         lang=lang,
         text=text,

@@ -100,9 +100,14 @@ def bar(top: DeltaGenerator) -> DeltaGenerator:
     return top.container(horizontal=True, vertical_alignment="bottom", gap="xsmall", key="bar")
 
 
-def show_qr(popover: DeltaGenerator, link: str, caption: str) -> None:
-    """The QR code of ``link`` in the bar's popover, with the link written under it as text."""
+def show_qr(popover: DeltaGenerator, link: str, caption: str, too_long: str) -> None:
+    """The QR code of ``link`` in the bar's popover, with the link written under it as text
+    (only the link, and ``too_long`` said, when no QR code can hold it)."""
+    svg = qr_svg(link)
     with popover:
-        st.image(qr_svg(link), width=QR_PX)
+        if svg is None:
+            st.info(too_long, icon=":material/info:")
+        else:
+            st.image(svg, width=QR_PX)
         st.caption(caption)
         st.code(link, language=None, wrap_lines=True)

@@ -12,13 +12,23 @@ import segno
 QR_PX = 280  # the code's side on the page: a phone reads it from a few rows back on a projector
 
 
-def qr_code(link: str) -> segno.QRCode:
-    """The QR code of ``link``, medium error correction (15 % of the modules may be lost)."""
-    return segno.make(link, error="m", micro=False)
+def qr_code(link: str) -> segno.QRCode | None:
+    """The QR code of ``link``: medium error correction (15 % of the modules may be lost), low
+    (7 %) when only that holds it; None for a link no QR code can hold (a long sentence of
+    accented words: each such letter takes six characters of the link, %C3%A9)."""
+    for error in ("m", "l"):
+        try:
+            return segno.make(link, error=error, micro=False)
+        except segno.DataOverflowError:
+            continue
+    return None
 
 
-def qr_svg(link: str) -> str:
-    """The code as an SVG document about ``QR_PX`` pixels wide, whole modules only."""
+def qr_svg(link: str) -> str | None:
+    """The code as an SVG document about ``QR_PX`` pixels wide, whole modules only (None: too
+    long for a QR code)."""
     code = qr_code(link)
+    if code is None:
+        return None
     side = code.symbol_size(border=4)[0]  # modules, the quiet zone included
     return code.svg_inline(scale=max(2, QR_PX // side), border=4, dark="#000000", light="#ffffff")
