@@ -60,7 +60,12 @@ scale = scale_col.toggle(
     persist_state="session",
 )
 moved = tau != 1.0 or not scale
-lab = compute_lab(s.text, cfg.d_model, cfg.n_heads, cfg.seed, s.causal, cfg.embeddings, tau, scale)
+if moved:
+    lab = compute_lab(
+        s.text, cfg.d_model, cfg.n_heads, cfg.seed, s.causal, cfg.embeddings, tau, scale
+    )
+else:  # the chapter's formula: the frame's own lab, the one every page shows
+    lab = s.lab
 head = lab.trace.heads[s.head]
 if moved:
     st.info(
