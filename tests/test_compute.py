@@ -29,6 +29,11 @@ def test_a_setting_is_computed_once_and_shared_read_only() -> None:
     trace = llm.multi_head_attention(x, llm.init_params(cfg))
     np.testing.assert_array_equal(first.trace.attn_out, trace.attn_out)
     assert compute_lab("the cat sat on mat", 8, 4, 8, True, "seeded") is not first
+    # the defaults spelled out or left out: one setting, one lab
+    assert compute_lab("the cat sat on mat", 8, 4, 7, True, "seeded", 1.0, True) is first
+    assert compute_lab("the cat sat on mat", 8, 4, 7, True, "seeded", temperature=1) is first
+    cold = compute_lab("the cat sat on mat", 8, 4, 7, True, "seeded", 0.5)
+    assert cold is not first and cold.trace.temperature == 0.5
 
 
 def test_page_8_comparison_is_shared_read_only() -> None:

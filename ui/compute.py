@@ -55,7 +55,6 @@ def frozen(value: T) -> T:
     return value
 
 
-@st.cache_resource(max_entries=128, show_spinner=False)
 def compute_lab(
     text: str,
     d_model: int,
@@ -67,7 +66,23 @@ def compute_lab(
     scale: bool = True,
 ) -> Lab:
     """Tokenize, embed, draw the weights and run the sublayer once per distinct setting
-    (page 3's what-ifs, the temperature and the √d_k switch, included)."""
+    (page 3's what-ifs, the temperature and the √d_k switch, included). Every argument reaches
+    the cache by position, so a call that leaves the defaults out and one that spells them
+    find the same lab."""
+    return _lab(text, d_model, n_heads, seed, causal, embeddings, float(temperature), bool(scale))
+
+
+@st.cache_resource(max_entries=128, show_spinner=False)
+def _lab(
+    text: str,
+    d_model: int,
+    n_heads: int,
+    seed: int,
+    causal: bool,
+    embeddings: str,
+    temperature: float,
+    scale: bool,
+) -> Lab:
     cfg = llm.AttentionConfig(d_model=d_model, n_heads=n_heads, seed=seed, embeddings=embeddings)
     tokens = llm.tokenize(text)
     x = llm.embed(tokens, cfg)
