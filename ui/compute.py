@@ -1,9 +1,9 @@
 """The one place the app calls the engine: a bounded cache keyed on scalars only.
 
 The cached lab is one shared object, not a copy per rerun (``st.cache_resource``, not
-``st.cache_data``): ``st.cache_data`` unpickles a fresh copy on every hit, which was about a tenth
-of a busy server's CPU. Its arrays are made read-only, so no page can change what another
-session reads: a write raises instead.
+``st.cache_data``): ``st.cache_data`` would unpickle a fresh copy on every hit, a cost paid on
+every rerun of a busy server (docs/performance.md). Its arrays are made read-only, so no page can
+change what another session reads: a write raises instead.
 """
 
 from __future__ import annotations
@@ -97,9 +97,10 @@ def compare_lab(
 ) -> tuple[dict, dict, dict[str, float]]:
     """/code's two runs of one setting and their largest differences, once per setting.
 
-    The readable run is plain Python: about 38 ms at d_model 64 with 16 heads and 32 tokens,
-    so a rerun that keeps the setting (another head, the language) reuses it. The engine's side
-    is the lab's own trace, the one every other page shows, not a second run.
+    The readable run is plain Python, the slowest step of the app at the largest setting
+    (docs/performance.md), so a rerun that keeps the setting (another head, the language)
+    reuses it. The engine's side is the lab's own trace, the one every other page shows, not a
+    second run.
     Returns (readable run, engine run, max_differences) of ``llm.compare``.
     """
     lab = compute_lab(text, d_model, n_heads, seed, causal, embeddings)
@@ -122,7 +123,7 @@ def head_agreement(
 ) -> dict[str, float]:
     """How far the readable code's run of one head is from the engine's numbers a page shows:
     the largest difference of q, k, v, scores, pattern and z (``llm.compare.head_differences``).
-    One head of the readable code is a few milliseconds at the largest setting."""
+    One head of the readable code, not the whole sublayer: only what pages 3 and 4 show."""
     lab = compute_lab(text, d_model, n_heads, seed, causal, embeddings, temperature, scale)
     return head_differences(lab.x, lab.params, lab.trace, head)
 
