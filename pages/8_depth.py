@@ -6,11 +6,8 @@ import llm
 from llm import depth
 from ui.exercise import your_turn
 from ui.frame import frame
-from ui.grids import heatmap_grid
-from ui.labels import feature_labels
-from ui.layer_charts import layer_chart, layer_pair
 from ui.sections import folded, show_code
-from ui.stacks import compute_stacks
+from ui.stacks import compute_stacks, depth_figures, number
 from ui.style import Look
 from ui.text import translator
 from ui.text.depth import TEXT
@@ -19,24 +16,10 @@ from ui.wire import show_figure
 
 LAYERS_DEFAULT = 12  # the chapter's "stack 12 of them"
 VARIANT_DEFAULT = "none"  # the first view shows what goes wrong without the recipe
-SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-
-def number(x: float, lang: str) -> str:
-    """A measured number for prose: 3 significant digits, or a power of ten outside 10⁻³ … 10⁴."""
-    if x != 0.0 and not 1e-3 <= abs(x) < 1e4:
-        mantissa, exponent = f"{x:.1e}".split("e")
-        text = f"{mantissa}·10{str(int(exponent)).translate(SUPERSCRIPT)}"
-    else:
-        text = f"{x:.0f}" if abs(x) >= 1000 else f"{x:.3g}"
-    return text.replace(".", ",") if lang == "fr" else text
-
-
 LAYERS = IntRange("layers", 1, llm.MAX_LAYERS, default=LAYERS_DEFAULT)
 VARIANT = Choice("variant", llm.VARIANTS, default=VARIANT_DEFAULT)
 s = frame("page_depth", values=(LAYERS, VARIANT))
 t = translator(TEXT, s.lang)
-look = Look.of(s)
 cfg, labels = s.cfg, s.lab.labels
 
 
@@ -78,10 +61,11 @@ variant = right.radio(
     bind="query-params",
     persist_state="session",
 )
-runs = compute_stacks(s.text, cfg.d_model, cfg.n_heads, cfg.seed, cfg.embeddings, n_layers)
+setting = (s.text, cfg.d_model, cfg.n_heads, cfg.seed, cfg.embeddings, n_layers)
+runs = compute_stacks(*setting)
+figures = depth_figures(*setting, variant, s.lang, s.phone, Look.of(s).scale)
 top = n_layers  # the output's index in every curve
 layers_text = t("one_layer") if n_layers == 1 else t("many_layers", n=n_layers)
-layer_axis = list(range(n_layers + 1))
 at_top = {v: run.rms[-1] for v, run in runs.items()}
 
 
@@ -92,19 +76,7 @@ def trend(ratio: float) -> str:
 
 
 # --- 1. activation size ---------------------------------------------------------------------
-rms = {v: run.rms for v, run in runs.items()}
-show_figure(
-    layer_chart(
-        rms,
-        layer_axis,
-        title=t("rms_title"),
-        x_title=t("layer"),
-        y_title=t("rms_y"),
-        bold=variant,
-        look=look,
-    ),
-    key="rms",
-)
+show_figure(figures["rms"], key="rms")
 x0 = runs["none"].rms[0]
 st.write(
     " ".join(
@@ -123,32 +95,8 @@ st.write(
 # --- 2. how alike the token rows are --------------------------------------------------------
 similarity = {v: run.similarity for v, run in runs.items()}
 collapse = {v: run.collapse for v, run in runs.items()}
-sim_chart = layer_chart(
-    similarity,
-    layer_axis,
-    title=t("sim_left"),
-    x_title=t("layer"),
-    y_title=t("sim_y"),
-    log=False,
-    bold=variant,
-    look=look,
-)
-collapse_chart = layer_chart(
-    collapse,
-    layer_axis,
-    title=t("sim_right"),
-    x_title=t("layer"),
-    y_title=t("collapse_y"),
-    log=True,
-    bold=variant,
-    look=look,
-)
 st.subheader(t("sim_title"), anchor=False)
-if s.phone:
-    show_figure(sim_chart, key="similarity")
-    show_figure(collapse_chart, key="collapse")
-else:
-    show_figure(layer_pair(sim_chart, collapse_chart), key="similarity_collapse")
+show_figure(figures["similarity_collapse"], key="similarity_collapse")
 last_c = {v: c[-1] for v, c in collapse.items()}
 if len(labels) == 1:
     st.write(t("sim_one_token"))
@@ -177,18 +125,7 @@ else:
 
 # --- 3. the gradient ------------------------------------------------------------------------
 grad = {v: run.grad_norm for v, run in runs.items()}
-show_figure(
-    layer_chart(
-        grad,
-        layer_axis,
-        title=t("grad_title"),
-        x_title=t("layer"),
-        y_title=t("grad_y"),
-        bold=variant,
-        look=look,
-    ),
-    key="grad",
-)
+show_figure(figures["grad"], key="grad")
 top_grad = runs["none"].grad_norm[-1]
 ratio = {v: g[0] / g[-1] for v, g in grad.items()}
 sentences = [t("grad_read", top=n(top_grad), **{v: n(r) for v, r in ratio.items()})]
@@ -214,22 +151,7 @@ st.write(" ".join(sentences))
 chosen = runs[variant]
 st.subheader(t("rows_title"), anchor=False)
 st.write(t("rows_intro", layers=n_layers, variant=variant))
-features = feature_labels(cfg.d_model)
-heatmap_grid(
-    [chosen.x[0] / chosen.rms[0], chosen.x[top] / chosen.rms[top]],
-    labels,
-    [features] * 2,
-    [
-        t("rows_in", rms=n(chosen.rms[0])),
-        t("rows_out", n_layers=layers_text, variant=variant, rms=n(chosen.rms[top])),
-    ],
-    key="rows",
-    look=look,
-    signed=True,
-    x_title=t("feature"),
-    y_title=t("token"),
-    per_row=2,
-)
+show_figure(figures["rows"], key="rows")
 st.caption(
     t("rows_read", c0=n(chosen.collapse[0]), cl=n(chosen.collapse[top]), n_layers=layers_text)
 )

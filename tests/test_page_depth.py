@@ -152,7 +152,10 @@ def test_the_largest_setting() -> None:
 
 
 def test_layer_chart_axes() -> None:
-    from ui.layer_charts import layer_chart, spans_decades
+    from ui.lines import Panel, line_panels, spans_decades
+
+    def layer_chart(series: dict, x: list, log: bool | None = None, bold: str | None = None):
+        return line_panels(x, [Panel("", "", series, log=log)], bold=bold, markers=True)
 
     assert spans_decades({"a": [1.0, 99.0]}) is False
     assert spans_decades({"a": [1.0, 2.0], "b": [0.0, 100.0]}) is True  # 0 is not positive

@@ -1,30 +1,71 @@
 """Line charts: a few series over one numeric axis, several small plots side by side in ONE figure.
 
 Each series keeps its colour (and one legend entry) across the plots, so "with √d_k" reads the
-same in every plot; an optional dashed vertical line marks one x (the lab's own d_k).
+same in every plot; an optional dashed vertical line marks one x (the lab's own d_k, the chosen
+training step). A plot's y axis is linear or logarithmic (when its values span decades: the depth
+page's activations and gradients), and one series may be drawn thicker, the one the page is about.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ui.style import MUTED
+from ui.style import MUTED, PLAIN, Look
 from ui.wire import Spec, fast_figure
 
 PALETTE = ("#1f5fa8", "#e08a1e", "#2a9d8f", "#8e5ea2")  # bar_chart's, for the same eyes
+DECADES = 2.0  # a log axis when the largest positive value is 10² times the smallest or more
+WIDTH = {None: 2.0, True: 3.5, False: 1.8}  # a line's width: no series bold, the bold one, others
+
+
+def spans_decades(series: dict[str, Sequence[float]], decades: float = DECADES) -> bool:
+    """Whether the positive values of all the series span ``decades`` orders of magnitude."""
+    values = np.concatenate([np.asarray(v, dtype=np.float64).ravel() for v in series.values()])
+    positive = values[np.isfinite(values) & (values > 0.0)]
+    return positive.size > 1 and math.log10(positive.max() / positive.min()) >= decades
 
 
 @dataclass(frozen=True)
 class Panel:
-    """One plot: its title, its y axis title, its series {name: [N]}, and dotted lines across."""
+    """One plot: its title, its y axis title, its series {name: [N]}, and dotted lines across.
+
+    ``log``: a log y axis (None: when the values span two decades or more); a value <= 0 is then
+    left out of its line. ``from_zero``: a linear y axis that starts at 0.
+    """
 
     title: str
     y_title: str
     series: dict[str, Sequence[float]]
     levels: Sequence[tuple[float, str]] = field(default_factory=tuple)  # (y, label)
+    log: bool | None = False
+    from_zero: bool = True
+
+
+def _y_axis(panel: Panel, log: bool) -> dict:
+    axis: dict = {"title": {"text": panel.y_title}}
+    if log:
+        axis.update(type="log", exponentformat="power")
+    elif panel.from_zero:
+        axis["rangemode"] = "tozero"
+    return axis
+
+
+def _ys(values: Sequence[float], log: bool) -> list[float | None]:
+    # lists, not arrays: plotly.js reads a typed 1-D array as new data after Streamlit's JSON
+    # round trip and draws the chart a second time
+    ys = np.asarray(values, dtype=np.float64)
+    shown = np.isfinite(ys) & (ys > 0.0) if log else np.isfinite(ys)
+    return [y if keep else None for y, keep in zip(ys.tolist(), shown.tolist())]
+
+
+def _xs(x: Sequence[float]) -> list[float]:
+    # whole numbers (layers, training steps) as ints: shorter on the wire, quicker to encode
+    xs = np.asarray(x)
+    return xs.tolist() if xs.dtype.kind in "iu" else xs.astype(np.float64).tolist()
 
 
 def line_panels(
@@ -35,9 +76,15 @@ def line_panels(
     mark: tuple[float, str] | None = None,
     phone: bool = False,
     height: int = 300,
+    bold: str | None = None,
+    markers: bool = False,
+    look: Look = PLAIN,
 ) -> Spec:
     """The panels side by side (one under the other on a phone), each on axes x{k+1}/y{k+1}.
 
+    ``height``: one row of plots, in px. ``bold``: the series drawn thicker. ``markers``: a dot
+    at every x (few x, as the layers of a stack). ``look``: the page's language for the numbers
+    on the axes and in the hover (0,5 in French). A legend when there is more than one series.
     Shapes: x [N]; every series of every panel [N].
     """
     n = len(panels)
@@ -50,11 +97,12 @@ def line_panels(
     colours: dict[str, str] = {}
     data, shapes, notes = [], [], []
     layout: dict[str, object] = {}
-    xs = [float(v) for v in x]
+    xs = _xs(x)
     for k, panel in enumerate(panels):
         r, c = divmod(k, per_row)
         suffix = "" if k == 0 else str(k + 1)
         left, top = c * (width + gap), 1.0 - r * (tall + row_gap)
+        log = spans_decades(panel.series) if panel.log is None else panel.log
         layout[f"xaxis{suffix}"] = {
             "domain": [left, left + width],
             "anchor": f"y{suffix}",
@@ -64,32 +112,34 @@ def line_panels(
         layout[f"yaxis{suffix}"] = {
             "domain": [top - tall, top],
             "anchor": f"x{suffix}",
-            "title": {"text": panel.y_title},
-            "rangemode": "tozero",
+            **_y_axis(panel, log),
         }
-        notes.append(
-            {"text": f"<b>{panel.title}</b>", "x": left, "xanchor": "left", "xref": "paper"}
-            | {"y": top, "yanchor": "bottom", "yref": "paper", "showarrow": False, "yshift": 6}
-            | {"font": {"size": 13}}
-        )
+        if panel.title:
+            notes.append(
+                {"text": f"<b>{panel.title}</b>", "x": left, "xanchor": "left", "xref": "paper"}
+                | {"y": top, "yanchor": "bottom", "yref": "paper", "showarrow": False, "yshift": 6}
+                | {"font": {"size": 13}}
+            )
         for name, values in panel.series.items():
             first = name not in colours
             colour = colours.setdefault(name, PALETTE[len(colours) % len(PALETTE)])
-            data.append(
-                {
-                    "type": "scatter",
-                    "mode": "lines",
-                    "x": xs,
-                    "y": [None if not np.isfinite(v) else float(v) for v in values],
-                    "name": name,
-                    "legendgroup": name,
-                    "showlegend": first,
-                    "line": {"color": colour, "width": 2},
-                    "xaxis": f"x{suffix}",
-                    "yaxis": f"y{suffix}",
-                    "hovertemplate": f"{x_title} %{{x}}<br>{name}: %{{y:.4g}}<extra></extra>",
-                }
-            )
+            thick = None if bold is None else name == bold
+            trace = {
+                "type": "scatter",
+                "mode": "lines+markers" if markers else "lines",
+                "x": xs,
+                "y": _ys(values, log),
+                "name": name,
+                "legendgroup": name,
+                "showlegend": first,
+                "line": {"color": colour, "width": WIDTH[thick]},
+                "xaxis": f"x{suffix}",
+                "yaxis": f"y{suffix}",
+                "hovertemplate": f"{x_title} %{{x}}<br>{name}: %{{y:.4g}}<extra></extra>",
+            }
+            if markers:
+                trace["marker"] = {"color": colour, "size": 6 if thick else 4}
+            data.append(trace)
         for y, label in panel.levels:
             shapes.append(
                 {"type": "line", "line": {"color": MUTED, "dash": "dot", "width": 1}}
@@ -119,8 +169,9 @@ def line_panels(
         annotations=notes,
         height=height * rows,
         margin={"l": 60, "r": 16, "t": 34, "b": 96},
-        showlegend=True,
+        showlegend=len(colours) > 1,
         legend={"orientation": "h", "x": 0, "xanchor": "left", "y": -0.3 / rows, "yanchor": "top"},
         hovermode="closest",
+        separators=look.separators(),
     )
     return fast_figure(data, layout)

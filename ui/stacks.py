@@ -1,7 +1,8 @@
-"""The depth page's call into llm: the four wirings of one setting, cached on scalars only.
+"""The depth page's call into llm and its figures: four wirings of one setting, cached on scalars.
 
-Defined in a module, not in the page script, so the cache's wrapper is built once per process
-instead of on every rerun. Like ``ui.compute``'s lab, the stacks are one shared, read-only object.
+Defined in a module, not in the page script, so the caches' wrappers are built once per process
+instead of on every rerun. Like ``ui.compute``'s lab, the stacks and the figures are shared,
+read-only objects (``show_figure`` copies a figure as it sends it).
 """
 
 from __future__ import annotations
@@ -12,6 +13,25 @@ import streamlit as st
 
 import llm
 from ui.compute import frozen
+from ui.grids import grid_figure
+from ui.labels import feature_labels
+from ui.lines import Panel, line_panels
+from ui.style import Look
+from ui.text import translator
+from ui.text.depth import TEXT
+from ui.wire import Spec
+
+SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def number(x: float, lang: str) -> str:
+    """A measured number for prose: 3 significant digits, or a power of ten outside 10⁻³ … 10⁴."""
+    if x != 0.0 and not 1e-3 <= abs(x) < 1e4:
+        mantissa, exponent = f"{x:.1e}".split("e")
+        text = f"{mantissa}·10{str(int(exponent)).translate(SUPERSCRIPT)}"
+    else:
+        text = f"{x:.0f}" if abs(x) >= 1000 else f"{x:.3g}"
+    return text.replace(".", ",") if lang == "fr" else text
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -26,3 +46,66 @@ def compute_stacks(
     cfg = llm.AttentionConfig(d_model=d_model, n_heads=n_heads, seed=seed, embeddings=embeddings)
     runs = llm.depth_stacks(cfg, llm.tokenize(text), n_layers, llm.VARIANTS)
     return frozen({v: dataclasses.replace(run, params=()) for v, run in runs.items()})
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def depth_figures(
+    text: str,
+    d_model: int,
+    n_heads: int,
+    seed: int,
+    embeddings: str,
+    n_layers: int,
+    variant: str,
+    lang: str,
+    phone: bool,
+    scale: float,
+) -> dict[str, Spec]:
+    """The page's figures for one setting, by key: the RMS, the similarity beside the distance
+    from rank one, the gradient (one line per variant, ``variant`` bold), and the token rows of
+    ``variant`` entering layer 0 and leaving the stack (read-only, shared)."""
+    t = translator(TEXT, lang)
+    look = Look(lang=lang, phone=phone, scale=scale)
+    runs = compute_stacks(text, d_model, n_heads, seed, embeddings, n_layers)
+
+    def chart(*panels: Panel) -> Spec:
+        # quantities over the layers; on a phone, one plot under the other
+        return line_panels(
+            range(n_layers + 1),
+            panels,
+            x_title=t("layer"),
+            phone=phone,
+            height=340,
+            bold=variant,
+            markers=True,
+            look=look,
+        )
+
+    def quantity(name: str) -> dict:
+        return {v: getattr(run, name) for v, run in runs.items()}
+
+    chosen = runs[variant]
+    layers_text = t("one_layer") if n_layers == 1 else t("many_layers", n=n_layers)
+    rms_in, rms_out = number(chosen.rms[0], lang), number(chosen.rms[n_layers], lang)
+    return {
+        "rms": chart(Panel(t("rms_title"), t("rms_y"), quantity("rms"), log=None)),
+        "similarity_collapse": chart(
+            Panel(t("sim_left"), t("sim_y"), quantity("similarity"), from_zero=False),
+            Panel(t("sim_right"), t("collapse_y"), quantity("collapse"), log=True),
+        ),
+        "grad": chart(Panel(t("grad_title"), t("grad_y"), quantity("grad_norm"), log=None)),
+        "rows": grid_figure(
+            [chosen.x[0] / chosen.rms[0], chosen.x[n_layers] / chosen.rms[n_layers]],
+            llm.token_labels(llm.tokenize(text)),
+            [feature_labels(d_model)] * 2,
+            [
+                t("rows_in", rms=rms_in),
+                t("rows_out", n_layers=layers_text, variant=variant, rms=rms_out),
+            ],
+            look=look,
+            signed=True,
+            x_title=t("feature"),
+            y_title=t("token"),
+            per_row=2,
+        ),
+    }
