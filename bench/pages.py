@@ -38,6 +38,8 @@ TARGET_MS = {"chapter9": 15.0, "largest": 60.0}
 # a page's own URL values at a preset: the depth page's largest setting stacks all 24 layers
 # and the learned-heads page's, the longest sentence the trained model reads (32 of its words)
 PAGE_VALUES = {
+    # page 3 with its what-ifs moved: a second sublayer at that temperature, beside the frame's
+    ("softmax", "largest"): {"temperature": 0.5, "scale": "false"},
     ("depth", "largest"): {"layers": 24},
     ("learned", "largest"): {"sentence": " ".join(llm.load_model().vocab[:16] * 2)},
 }
