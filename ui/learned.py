@@ -13,7 +13,7 @@ import streamlit as st
 import llm
 from llm import behaviour
 from ui.grids import grid_figure
-from ui.lines import Panel, line_panels
+from ui.lines import Panel, line_panels, marked
 from ui.style import Look
 from ui.text import num, translator
 from ui.text.learned import TEXT
@@ -72,29 +72,35 @@ def heads_figure(step: int, ids: tuple[int, ...], lang: str, phone: bool) -> Spe
     )
 
 
-@st.cache_resource(max_entries=128, show_spinner=False)
-def training_figures(step: int, lang: str, phone: bool) -> tuple[Spec, ...]:
-    """The loss, then each layer's two scores of every head, along training; a dashed line
-    at ``step`` (read-only, shared)."""
+def _short(values: np.ndarray) -> list[float]:
+    # nine significant digits: a measured score or loss, half the bytes of a float's repr
+    return [float(f"{v:.9g}") for v in np.asarray(values, dtype=np.float64).tolist()]
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _training_lines(lang: str, phone: bool) -> tuple[Spec, ...]:
+    """The loss, then each layer's two scores of every head, along training (read-only, shared)."""
     t = translator(TEXT, lang)
     model = checkpoint(None)
     history, n_vocab = model.history, len(model.vocab)
     measured = history.score_steps
-    mark = (float(step), "")  # the text above the charts names the step
     chance = (float(np.log(n_vocab)), t("chance_line", n_vocab=n_vocab))
     loss = Panel(
         t("loss_title"),
         t("loss_y"),
-        {t("loss_title"): behaviour.loss_at(history, measured)},
+        {t("loss_title"): _short(behaviour.loss_at(history, measured))},
         levels=[chance],
     )
-    figures = [line_panels(measured, [loss], x_title=t("step_axis"), mark=mark, height=260)]
+    figures = [line_panels(measured, [loss], x_title=t("step_axis"), height=260)]
     for layer in range(model.n_layers):  # one figure a layer: its two scores side by side
         panels = [
             Panel(
                 t(f"{kind}_panel", layer=layer),
                 t("score_y"),
-                {t("head_series", head=h): scores[:, layer, h] for h in range(model.n_heads)},
+                {
+                    t("head_series", head=h): _short(scores[:, layer, h])
+                    for h in range(model.n_heads)
+                },
                 levels=[(goal, t("threshold_line", value=num(goal, 1, lang)))],
             )
             for kind, scores, goal in (
@@ -104,12 +110,14 @@ def training_figures(step: int, lang: str, phone: bool) -> tuple[Spec, ...]:
         ]
         figures.append(
             line_panels(
-                measured,
-                panels,
-                x_title=t("step_axis"),
-                mark=mark,
-                phone=phone,
-                height=PANEL_PX[phone],
+                measured, panels, x_title=t("step_axis"), phone=phone, height=PANEL_PX[phone]
             )
         )
     return tuple(figures)
+
+
+@st.cache_resource(max_entries=128, show_spinner=False)
+def training_figures(step: int, lang: str, phone: bool) -> tuple[Spec, ...]:
+    """``_training_lines`` with a dashed line at ``step`` in every plot (read-only, shared); the
+    text above the charts names the step."""
+    return tuple(marked(fig, float(step)) for fig in _training_lines(lang, phone))

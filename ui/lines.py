@@ -151,19 +151,6 @@ def line_panels(
                 | {"y": y, "yanchor": "bottom", "yref": f"y{suffix}", "showarrow": False}
                 | {"font": {"color": MUTED, "size": 11}}
             )
-        if mark is not None:
-            shapes.append(
-                {"type": "line", "line": {"color": MUTED, "dash": "dash", "width": 1}}
-                | {"xref": f"x{suffix}", "x0": mark[0], "x1": mark[0]}
-                | {"yref": f"y{suffix} domain", "y0": 0, "y1": 1}
-            )
-            if k > 0:  # named once, in the first plot: the same x in all of them
-                continue
-            notes.append(
-                {"text": mark[1], "x": mark[0], "xanchor": "left", "xref": f"x{suffix}"}
-                | {"y": 1, "yanchor": "top", "yref": f"y{suffix} domain", "showarrow": False}
-                | {"font": {"color": MUTED, "size": 11}, "xshift": 3}
-            )
     layout.update(
         shapes=shapes,
         annotations=notes,
@@ -174,4 +161,28 @@ def line_panels(
         hovermode="closest",
         separators=look.separators(),
     )
-    return fast_figure(data, layout)
+    spec = fast_figure(data, layout)
+    return spec if mark is None else marked(spec, *mark)
+
+
+def marked(spec: Spec, x: float, label: str = "") -> Spec:
+    """A copy of a ``line_panels`` figure with a dashed vertical line at ``x`` in every plot,
+    ``label`` beside it in the first one (the same x in all of them); the traces are shared."""
+    panels = sorted(k[5:] for k in spec["layout"] if k.startswith("xaxis"))
+    shapes = [
+        {"type": "line", "line": {"color": MUTED, "dash": "dash", "width": 1}}
+        | {"xref": f"x{suffix}", "x0": x, "x1": x}
+        | {"yref": f"y{suffix} domain", "y0": 0, "y1": 1}
+        for suffix in panels
+    ]
+    note = (
+        {"text": label, "x": x, "xanchor": "left", "xref": "x"}
+        | {"y": 1, "yanchor": "top", "yref": "y domain", "showarrow": False}
+        | {"font": {"color": MUTED, "size": 11}, "xshift": 3}
+    )
+    layout = spec["layout"]
+    layout = layout | {
+        "shapes": [*layout["shapes"], *shapes],
+        "annotations": [*layout["annotations"], note],
+    }
+    return fast_figure(spec["data"], layout)
