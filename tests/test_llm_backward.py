@@ -3,32 +3,12 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import numpy as np
 import pytest
 
 import llm
-
-STEP = 1e-3  # fourth-order central differences: truncation ~ STEP⁴, rounding ~ 1e-16 / STEP
-
-
-def _numeric(f: Callable[[], float], a: np.ndarray) -> np.ndarray:
-    """d f / d a by the central five-point stencil, one entry at a time (a restored after).
-
-    f'(a) ≈ (f(a - 2h) - 8 f(a - h) + 8 f(a + h) - f(a + 2h)) / 12h: a plain (f(a+h) - f(a-h)) / 2h
-    cannot reach 1e-6 relative on the gradients that are 1e-5 of the loss (a nearly saturated head).
-    """
-    grad = np.zeros_like(a)
-    for idx in np.ndindex(a.shape):
-        keep = a[idx]
-        values = []
-        for k in (-2, -1, 1, 2):
-            a[idx] = keep + k * STEP
-            values.append(f())
-        a[idx] = keep
-        grad[idx] = (values[0] - 8 * values[1] + 8 * values[2] - values[3]) / (12 * STEP)
-    return grad
+from tests.finite_differences import numeric_gradient as _numeric
 
 
 def _relative(got: np.ndarray, want: np.ndarray) -> float:

@@ -14,8 +14,7 @@ from llm.checkpoints import MODEL_FILE, load_model
 from llm.corpus import VOCAB, repeat_batch
 from llm.model import ModelParams, ModelSpec, TinyModel, init_model, run_model
 from llm.model_backward import sequence_grad, sequence_loss
-
-STEP = 1e-3  # five-point central differences: truncation ~ STEP⁴, rounding ~ 1e-16 / STEP
+from tests.finite_differences import numeric_gradient
 
 
 def _small_model(seed: int = 3, qk: float = 2.5) -> TinyModel:
@@ -30,18 +29,11 @@ def _small_model(seed: int = 3, qk: float = 2.5) -> TinyModel:
 
 def _numeric_grad(model: TinyModel, ids: list[int], name: str) -> np.ndarray:
     named = model.params.arrays()
-    target = named[name]
-    grad = np.zeros_like(target)
-    for idx in np.ndindex(target.shape):
-        keep = target[idx]
-        losses = []
-        for k in (-2, -1, 1, 2):
-            target[idx] = keep + k * STEP
-            params = ModelParams.from_arrays(named)
-            losses.append(sequence_loss(run_model(_with(model, params), ids)))
-        target[idx] = keep
-        grad[idx] = (losses[0] - 8 * losses[1] + 8 * losses[2] - losses[3]) / (12 * STEP)
-    return grad
+
+    def loss() -> float:
+        return sequence_loss(run_model(_with(model, ModelParams.from_arrays(named)), ids))
+
+    return numeric_gradient(loss, named[name])
 
 
 def _with(model: TinyModel, params: ModelParams) -> TinyModel:
