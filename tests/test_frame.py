@@ -206,3 +206,12 @@ def test_one_word_is_one_token() -> None:
     assert any(c.startswith("1 token · d_model 8 · 4 heads") for c in captions), captions
     french = [c.value for c in open_page(HOME, text="le chat", lang="fr").sidebar.caption]
     assert any(c.startswith("2 tokens · d_model 8 · 4 têtes") for c in french), french
+
+
+def test_the_report_stays_until_a_setting_changes() -> None:
+    at = open_page(PAGE, d_model="abc")
+    at.run()  # a rerun with nothing changed, as a component answering after the page is drawn
+    assert "“abc” is not a whole number; using 8." in warning_text(at)
+    at.sidebar.number_input(key="seed").set_value(3).run()
+    assert "Some settings were changed" not in warning_text(at)
+    assert at.session_state["d_model"] == 8 and at.session_state["seed"] == 3

@@ -36,6 +36,7 @@ from ui.text.exercise import TEXT as TURN_TEXT
 from ui.url_check import (
     D_MODEL_MAX,
     DEFAULT_TEXT,
+    SHARED_KEYS,
     check_url,
     default_heads,
     page_values,
@@ -164,10 +165,17 @@ def frame(page: str, values: tuple[Value, ...] = ()) -> Settings:
         # a value the app sets on a URL-bound widget reaches the address bar one run late in
         # Streamlit 1.67: one more run right away keeps the link equal to what the page shows
         st.rerun()
-    messages = ss.pop("_url_messages", [])
-    if messages:
+    # the report of a link's repaired values stays while this page shows the settings it
+    # repaired (a component answering after the page is drawn reruns it at once), and goes
+    # with the first change or another page
+    shown = (page, *(ss.get(key) for key in SHARED_KEYS))
+    if messages := ss.pop("_url_messages", []):
+        ss["_url_report"] = (shown, messages)
+    if (report := ss.get("_url_report")) is not None and report[0] != shown:
+        del ss["_url_report"]
+    elif report is not None:
         st.warning(
-            "\n".join([pick(TEXT, lang, "fixed_title"), *(f"- {m}" for m in messages)]),
+            "\n".join([pick(TEXT, lang, "fixed_title"), *(f"- {m}" for m in report[1])]),
             icon=":material/warning:",
         )
     try:

@@ -144,8 +144,8 @@ BAD_LINKS = {
     "fr": (
         {"lang": "fr", "seed": "-1", "n_heads": "3"},
         [
-            "3 têtes ne divisent pas d_model 8 (possibles : 1, 2, 4, 8) ; on prend 4.",
-            "seed = -1 sort de 0–4294967295 ; on prend 0.",
+            "3 têtes ne divisent pas d_model 8 (possibles\u00a0: 1, 2, 4, 8)\u00a0; on prend 4.",
+            "seed = -1 sort de 0–4294967295\u00a0; on prend 0.",
         ],
     ),
 }
