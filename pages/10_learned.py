@@ -9,9 +9,8 @@ import llm
 from llm import behaviour
 from llm.checkpoints import MODEL_FILE
 from llm.head_scores import ROLE_THRESHOLD, induction_target
-from ui.charts import bar_chart
 from ui.frame import frame
-from ui.learned import checkpoint, heads_figure, model_run, training_figures
+from ui.learned import checkpoint, predictions, view
 from ui.text import md_escape, num, translator
 from ui.text.learned import TEXT
 from ui.url_values import Choice, IntRange, Refused, Sizes, Value, short
@@ -112,12 +111,12 @@ step = st.select_slider(
     key="step",
     **bound,
 )
-run = model_run(step, tuple(ids))
 
 # --- every head --------------------------------------------------------------------------------
 st.subheader(t("patterns", step=step), anchor=False)
 st.write(t("patterns_intro", threshold=n(ROLE_THRESHOLD, 1)))
-show_figure(heads_figure(step, tuple(ids), s.lang, s.phone), key="patterns")
+shown = view(step, tuple(ids), s.lang, s.phone)
+show_figure(shown.heads, key="patterns")
 st.write(t("composition"))
 
 # --- what comes next ---------------------------------------------------------------------------
@@ -143,16 +142,7 @@ position = (
     else 0
 )
 st.write(t("predictions_intro", word=md_escape(labels[position]), i=position))
-top = llm.top_predictions(checkpoint(step), run, position)
-show_figure(
-    bar_chart(
-        {t("prob"): [p for _, p in top]},
-        [w for w, _ in top],
-        title=t("predictions_title", i=position),
-        height=280,
-    ),
-    key="predictions",
-)
+show_figure(predictions(step, tuple(ids), position, s.lang), key="predictions")
 target = induction_target(ids, position)
 if target is not None:
     st.caption(t("repeat_note", word=md_escape(words[position]), after=md_escape(words[target])))
@@ -162,7 +152,7 @@ st.subheader(t("training"), anchor=False)
 n_vocab = len(final.vocab)
 st.write(t("training_intro", n_vocab=n_vocab, ln_v=n(float(np.log(n_vocab)))))
 keys = ["loss"] + [f"scores{layer}" for layer in range(spec.n_layers)]
-for key, fig in zip(keys, training_figures(step, s.lang, s.phone)):
+for key, fig in zip(keys, shown.training):
     show_figure(fig, key=key)
 formed = behaviour.formation(history)
 if formed is None:

@@ -7,11 +7,14 @@ instead of on every rerun. A checkpoint, a run and a figure are each one shared,
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import streamlit as st
 
 import llm
 from llm import behaviour
+from ui.charts import bar_chart
 from ui.grids import grid_figure
 from ui.lines import Panel, line_panels, marked
 from ui.style import Look
@@ -121,3 +124,31 @@ def training_figures(step: int, lang: str, phone: bool) -> tuple[Spec, ...]:
     """``_training_lines`` with a dashed line at ``step`` in every plot (read-only, shared); the
     text above the charts names the step."""
     return tuple(marked(fig, float(step)) for fig in _training_lines(lang, phone))
+
+
+@dataclass(frozen=True)
+class View:
+    """What the page draws at one (step, sentence, language, screen): every head's pattern and
+    the training charts."""
+
+    heads: Spec
+    training: tuple[Spec, ...]
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def view(step: int, ids: tuple[int, ...], lang: str, phone: bool) -> View:
+    """The page's figures, one cache look-up a rerun (read-only, shared)."""
+    return View(heads_figure(step, ids, lang, phone), training_figures(step, lang, phone))
+
+
+@st.cache_resource(max_entries=512, show_spinner=False)
+def predictions(step: int, ids: tuple[int, ...], position: int, lang: str) -> Spec:
+    """The bar chart of the five likeliest next words after ``position`` (read-only, shared)."""
+    t = translator(TEXT, lang)
+    top = llm.top_predictions(checkpoint(step), model_run(step, ids), position)
+    return bar_chart(
+        {t("prob"): [p for _, p in top]},
+        [w for w, _ in top],
+        title=t("predictions_title", i=position),
+        height=280,
+    )
