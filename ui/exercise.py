@@ -177,7 +177,7 @@ def show_verdict(verdict: ex.Verdict, lang: str, code: str = "") -> None:
         return
     st.error(f"{where}\n\n{what}" if where else what, icon=":material/error:")
     line = verdict.params.get("line") if verdict.code == "error" else None
-    lines = code.splitlines()
+    lines = sandbox.source_lines(code)
     if isinstance(line, int) and 1 <= line <= len(lines) and lines[line - 1].strip():
         st.code(lines[line - 1].strip(), language="python")
 
