@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import functools
 import json
+from collections.abc import Callable
 
 import numpy as np
 from streamlit.testing.v1 import AppTest
@@ -123,3 +124,23 @@ def shown_text(at: AppTest) -> str:
     """Every sentence of the page body: markdown, alerts and headings."""
     parts = [*at.main.markdown, *at.main.info, *at.main.warning, *at.main.subheader]
     return "\n".join(p.value for p in parts)
+
+
+@functools.cache
+def _linked(path: str, link: tuple[tuple[str, str], ...]) -> AppTest:
+    at = AppTest.from_file(path, default_timeout=60)
+    for key, value in link:
+        at.query_params[key] = value
+    return at.run()
+
+
+def link_opener(path: str) -> Callable[..., AppTest]:
+    """``opened(**link)`` for one page file (``path`` relative to tests/): the page after its
+    first run on that link, run once per test session; it must not raise."""
+
+    def opened(**link: str) -> AppTest:
+        at = _linked(path, tuple(sorted(link.items())))
+        assert not at.exception, at.exception
+        return at
+
+    return opened

@@ -6,32 +6,19 @@ is compared with ``llm.depth_stack`` run in the test on the same settings.
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
 import llm
-from tests.apptest_pages import SENTENCE_32, array_of, figure, z_of
+from tests.apptest_pages import SENTENCE_32, array_of, figure, link_opener, z_of
 
 PAGE = "../pages/8_depth.py"
 CHAPTER_9 = llm.AttentionConfig(d_model=8, n_heads=4, seed=0)
 TOKENS = llm.tokenize("the cat sat on mat")
 
 
-@functools.cache
-def _opened(link: tuple[tuple[str, str], ...]) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=60)
-    for key, value in link:
-        at.query_params[key] = value
-    return at.run()
-
-
-def opened(**link: str) -> AppTest:
-    at = _opened(tuple(sorted(link.items())))
-    assert not at.exception, at.exception
-    return at
+opened = link_opener(PAGE)
 
 
 def body(at: AppTest) -> str:

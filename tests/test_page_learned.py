@@ -3,7 +3,6 @@ model, and bad links, bad sentences and a missing or broken model file get a cle
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
 import numpy as np
@@ -14,24 +13,13 @@ from streamlit.testing.v1 import AppTest
 import llm
 import llm.checkpoints
 from llm import behaviour
-from tests.apptest_pages import array_of, figure, shown_text, z_of
+from tests.apptest_pages import array_of, figure, link_opener, shown_text, z_of
 
 PAGE = "../pages/10_learned.py"
 DEFAULT = "the cat sat on the mat . the cat sat on the mat"
 
 
-@functools.cache
-def _opened(link: tuple[tuple[str, str], ...]) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=60)
-    for key, value in link:
-        at.query_params[key] = value
-    return at.run()
-
-
-def opened(**link: str) -> AppTest:
-    at = _opened(tuple(sorted(link.items())))
-    assert not at.exception, at.exception
-    return at
+opened = link_opener(PAGE)
 
 
 def patterns_shown(at: AppTest) -> list[np.ndarray]:

@@ -13,6 +13,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -361,3 +362,28 @@ def touch_drag(page: Page, x: float, y: float, dy: float, steps: int = 15) -> No
         cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
     finally:
         cdp.detach()
+
+
+def chart_traces(page: Page, key: str, field: str) -> list[tuple[str, np.ndarray]]:
+    """(name, ``field`` decoded) of every trace of the chart drawn with key ``key``, in order:
+    ``field`` "y" for a line chart's values, "z" for a heatmap's matrix (null -> NaN)."""
+    raw = page.evaluate(
+        """([key, field]) => {
+            const el = document.querySelector(`.st-key-${key} .js-plotly-plot`);
+            return el && el.data ? el.data.map(t => [t.name || '', t[field]]) : [];
+        }""",
+        [key, field],
+    )
+    return [(name, decode(values)) for name, values in raw]
+
+
+def wait_until(page: Page, shown: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
+    """Poll ``shown`` every 200 ms until it is true, then wait until the page is idle; fail with
+    ``what`` (what never showed) after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if shown():
+            settle(page)
+            return
+        page.wait_for_timeout(200)
+    raise AssertionError(f"{what} never showed")

@@ -3,8 +3,6 @@ with llm.depth_stack's numbers and puts them in the URL; screenshots in English 
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 from playwright.sync_api import Browser, Page
@@ -14,12 +12,13 @@ from tests.e2e.harness import (
     DEFAULT_TEXT,
     Server,
     Session,
-    decode,
+    chart_traces,
     exceptions,
     new_session,
     screenshot,
     settle,
     wait_query,
+    wait_until,
 )
 
 pytestmark = pytest.mark.e2e
@@ -29,35 +28,17 @@ TOKENS = llm.tokenize(DEFAULT_TEXT)
 
 def chart_lines(page: Page, key: str) -> dict[str, np.ndarray]:
     """The y values of every line of the chart drawn with key ``key`` (null -> NaN)."""
-    raw = page.evaluate(
-        """(key) => {
-            const el = document.querySelector(`.st-key-${key} .js-plotly-plot`);
-            return el && el.data ? el.data.map(t => [t.name, t.y]) : [];
-        }""",
-        key,
-    )
-    return {name: decode(y) for name, y in raw}
-
-
-def rows_shown(page: Page) -> list[np.ndarray]:
-    raw = page.evaluate(
-        """() => {
-            const el = document.querySelector('.st-key-rows .js-plotly-plot');
-            return el && el.data ? el.data.map(t => t.z) : [];
-        }"""
-    )
-    return [decode(z) for z in raw]
+    return dict(chart_traces(page, key, "y"))
 
 
 def wait_lines(page: Page, key: str, name: str, want: np.ndarray, timeout: float = 30.0) -> None:
-    deadline, shown = time.monotonic() + timeout, None
-    while time.monotonic() < deadline:
+    def drawn() -> bool:
         shown = chart_lines(page, key).get(name)
-        if shown is not None and shown.shape == want.shape and np.allclose(shown, want, rtol=1e-12):
-            settle(page)
-            return
-        page.wait_for_timeout(200)
-    raise AssertionError(f"/{key} never showed {name} = {want}, last {shown}")
+        if shown is None or shown.shape != want.shape:
+            return False
+        return np.allclose(shown, want, rtol=1e-12)
+
+    wait_until(page, drawn, f"/{key}'s {name} = {want}", timeout)
 
 
 def test_layers_and_variant_redraw_the_charts(session: Session) -> None:
@@ -80,15 +61,13 @@ def test_layers_and_variant_redraw_the_charts(session: Session) -> None:
         has_text="pre_ln"
     ).first.click()
     wait_query(page, layers="13", variant="pre_ln")
-    want = thirteen["pre_ln"]
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        shown = rows_shown(page)
-        if len(shown) == 2 and np.allclose(shown[1], want.x[13] / want.rms[13], rtol=1e-12):
-            break
-        page.wait_for_timeout(200)
-    else:
-        raise AssertionError("the token rows never showed pre_ln after 13 layers")
+    want = thirteen["pre_ln"].x[13] / thirteen["pre_ln"].rms[13]
+
+    def rows_drawn() -> bool:
+        shown = [z for _, z in chart_traces(page, "rows", "z")]
+        return len(shown) == 2 and np.allclose(shown[1], want, rtol=1e-12)
+
+    wait_until(page, rows_drawn, "the token rows of pre_ln after 13 layers")
     assert exceptions(page) == []
     assert session.console.errors == []
 

@@ -4,8 +4,6 @@ and the last step."""
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 from playwright.sync_api import Browser, Page
@@ -14,12 +12,13 @@ import llm
 from tests.e2e.harness import (
     Server,
     Session,
-    decode,
+    chart_traces,
     exceptions,
     new_session,
     screenshot,
     settle,
     wait_query,
+    wait_until,
 )
 
 pytestmark = pytest.mark.e2e
@@ -36,27 +35,20 @@ def expected(step: int) -> list[np.ndarray]:
 
 
 def shown(page: Page) -> list[np.ndarray]:
-    raw = page.evaluate(
-        """() => {
-            const el = document.querySelector('.st-key-patterns .js-plotly-plot');
-            return el && el.data ? el.data.map(t => t.z) : [];
-        }"""
-    )
-    return [decode(z) for z in raw]
+    return [z for _, z in chart_traces(page, "patterns", "z")]
 
 
 def wait_patterns(page: Page, step: int, timeout: float = 30.0) -> None:
-    want, deadline, last = expected(step), time.monotonic() + timeout, []
-    while time.monotonic() < deadline:
+    want = expected(step)
+
+    def drawn() -> bool:
         last = shown(page)
-        if len(last) == len(want) and all(
+        return len(last) == len(want) and all(
             s.shape == w.shape and np.allclose(s, w, rtol=0, atol=1e-12, equal_nan=True)
             for s, w in zip(last, want)
-        ):
-            settle(page)
-            return
-        page.wait_for_timeout(200)
-    raise AssertionError(f"the heads never showed step {step}'s patterns")
+        )
+
+    wait_until(page, drawn, f"step {step}'s patterns in the heads", timeout)
 
 
 def test_the_step_slider_redraws_every_head(session: Session) -> None:
