@@ -9,6 +9,7 @@ import llm
 from llm import behaviour
 from llm.checkpoints import MODEL_FILE
 from llm.head_scores import ROLE_THRESHOLD, induction_target
+from ui.controls import BOUND
 from ui.frame import frame
 from ui.learned import checkpoint, predictions, view
 from ui.text import md_escape, num, translator
@@ -60,6 +61,18 @@ def n(x: float, digits: int = 2) -> str:
     return num(x, digits, s.lang)
 
 
+def named(best: dict[str, float]) -> dict[str, str | int]:
+    """The best previous-token and induction heads' scores and places, as the texts name them."""
+    return {
+        "prev": n(best["previous"]),
+        "pl": int(best["previous_layer"]),
+        "ph": int(best["previous_head"]),
+        "ind": n(best["induction"]),
+        "il": int(best["induction_layer"]),
+        "ih": int(best["induction_head"]),
+    }
+
+
 st.title(t("title"), anchor=False)
 st.info(t("trained"), icon=":material/school:")
 if final is None:
@@ -82,14 +95,13 @@ st.write(
 st.caption(t("sidebar"))
 
 # --- the sentence and the step ---------------------------------------------------------------
-bound = {"bind": "query-params", "persist_state": "session"}
 text = st.text_input(
     t("sentence"),
     value=DEFAULT_SENTENCE,
     max_chars=llm.MAX_CHARS,
     help=t("sentence_help", max_len=final.max_len),
     key="sentence",
-    **bound,
+    **BOUND,
 )
 st.caption(t("vocab", n=len(final.vocab), words=md_escape(" ".join(final.vocab))))
 try:
@@ -109,7 +121,7 @@ step = st.select_slider(
     value=s.value("step"),
     help=t("step_help", count=len(steps), last=steps[-1]),
     key="step",
-    **bound,
+    **BOUND,
 )
 
 # --- every head --------------------------------------------------------------------------------
@@ -136,7 +148,7 @@ position = (
         value=last,
         help=t("position_help"),
         key="position",
-        **bound,
+        **BOUND,
     )
     if last > 0
     else 0
@@ -179,12 +191,7 @@ st.write(
         "now",
         step=step,
         loss=n(behaviour.loss_at(history, np.array([step]))[0]),
-        prev=n(best["previous"]),
-        pl=int(best["previous_layer"]),
-        ph=int(best["previous_head"]),
-        ind=n(best["induction"]),
-        il=int(best["induction_layer"]),
-        ih=int(best["induction_head"]),
+        **named(best),
     )
 )
 
@@ -195,12 +202,7 @@ st.markdown(
     t(
         "behaviour",
         last=steps[-1],
-        il=int(numbers["induction_layer"]),
-        ih=int(numbers["induction_head"]),
-        ind=n(numbers["induction"]),
-        pl=int(numbers["previous_layer"]),
-        ph=int(numbers["previous_head"]),
-        prev=n(numbers["previous"]),
+        **named(numbers),
         acc_rep=n(numbers["accuracy_repeat"]),
         acc_first=n(numbers["accuracy_first_half"]),
         chance=n(numbers["chance"], 3),

@@ -4,6 +4,7 @@ import streamlit as st
 
 import llm
 from llm import depth
+from ui.controls import BOUND
 from ui.exercise import your_turn
 from ui.frame import frame
 from ui.sections import folded, show_code
@@ -47,8 +48,7 @@ n_layers = left.slider(
     value=LAYERS_DEFAULT,
     help=t("layers_help"),
     key="layers",
-    bind="query-params",
-    persist_state="session",
+    **BOUND,
 )
 variant = right.radio(
     t("variant"),
@@ -58,8 +58,7 @@ variant = right.radio(
     horizontal=True,
     help=t("variant_help"),
     key="variant",
-    bind="query-params",
-    persist_state="session",
+    **BOUND,
 )
 setting = (s.text, cfg.d_model, cfg.n_heads, cfg.seed, cfg.embeddings, n_layers)
 runs = compute_stacks(*setting)

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import llm
 from llm import attention
+from tests.strategies import lab_runs
 
 VOCAB = ["the", "cat", "sat", "on", "mat", ".", "a", "dog"]
 
@@ -25,13 +26,8 @@ def _old_pattern(x: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, causal: bool) 
     return exps / exps.sum(axis=-1, keepdims=True)
 
 
-@st.composite
-def runs(draw: st.DrawFn) -> tuple[llm.AttentionConfig, list[str], bool]:
-    d_model = draw(st.integers(1, 24))
-    n_heads = draw(st.sampled_from(llm.divisors(d_model)))
-    seed = draw(st.integers(0, llm.MAX_SEED))
-    tokens = draw(st.lists(st.sampled_from(VOCAB), min_size=1, max_size=10))
-    return llm.AttentionConfig(d_model, n_heads, seed), tokens, draw(st.booleans())
+def runs() -> st.SearchStrategy[tuple[llm.AttentionConfig, list[str], bool]]:
+    return lab_runs(max_d_model=24, max_tokens=10, vocab=len(VOCAB))
 
 
 @settings(max_examples=60, deadline=None)
