@@ -201,9 +201,6 @@ CELLS: tuple[Cell, ...] = (
         hidden_args=hidden.attention,
         mistakes=mistakes.ATTENTION,
     ),
-)
-
-CELLS += (
     Cell(
         id="depth",
         chapter=9,
