@@ -40,6 +40,7 @@ pytestmark = pytest.mark.e2e
 PROJECTOR = (1280, 720)
 MAIN = "[data-testid='stMain']"
 SHOTS = ARTIFACTS / "presenter"
+LOAD_MS = 90_000  # a page's first visit on a busy machine imports its modules
 
 
 def shoot(page: Page, name: str) -> None:
@@ -87,6 +88,7 @@ def show(page: Page, url: str) -> None:
             return stable;
         }""",
         polling=400,
+        timeout=LOAD_MS,
     )
 
 
@@ -124,7 +126,10 @@ def test_presenter_mode_bar_qr_code_and_back(browser: Browser, server: Server) -
     page = session.page
     try:
         text = "the cat & the dog"
-        session.open("/mix?present=true&d_model=6&n_heads=2&text=" + urllib.parse.quote(text))
+        show(
+            page,
+            f"{server.url}/mix?present=true&d_model=6&n_heads=2&text={urllib.parse.quote(text)}",
+        )
         # /mix draws the pattern first (NaN where masked), as expected_head gives it
         wait_heatmap(page, 0, expected_head(d_model=6, n_heads=2, text=text)[1])
         assert not page.locator(SIDEBAR).is_visible()  # folded away, with Streamlit's header
