@@ -42,7 +42,7 @@ class Position(IntRange):
 
 
 try:
-    final = checkpoint(None)
+    final = checkpoint(step=None)
     problem = None
 except llm.LabError as err:  # a missing or unreadable file: the page says so, the app goes on
     final, problem = None, err
@@ -127,7 +127,7 @@ step = st.select_slider(
 # --- every head --------------------------------------------------------------------------------
 st.subheader(t("patterns", step=step), anchor=False)
 st.write(t("patterns_intro", threshold=n(ROLE_THRESHOLD, 1)))
-shown = view(step, tuple(ids), s.lang, s.phone)
+shown = view(step=step, ids=tuple(ids), lang=s.lang, phone=s.phone)
 show_figure(shown.heads, key="patterns")
 st.write(t("composition"))
 
@@ -154,7 +154,8 @@ position = (
     else 0
 )
 st.write(t("predictions_intro", word=md_escape(labels[position]), i=position))
-show_figure(predictions(step, tuple(ids), position, s.lang), key="predictions")
+chart = predictions(step=step, ids=tuple(ids), position=position, lang=s.lang)
+show_figure(chart, key="predictions")
 target = induction_target(ids, position)
 if target is not None:
     st.caption(t("repeat_note", word=md_escape(words[position]), after=md_escape(words[target])))

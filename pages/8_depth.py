@@ -60,9 +60,11 @@ variant = right.radio(
     key="variant",
     **BOUND,
 )
-setting = (s.text, cfg.d_model, cfg.n_heads, cfg.seed, cfg.embeddings, n_layers)
-runs = compute_stacks(*setting)
-figures = depth_figures(*setting, variant, s.lang, s.phone, Look.of(s).scale)
+setting = {"text": s.text, "d_model": cfg.d_model, "n_heads": cfg.n_heads, "seed": cfg.seed}
+setting |= {"embeddings": cfg.embeddings, "n_layers": n_layers}
+runs = compute_stacks(**setting)
+scale = Look.of(s).scale
+figures = depth_figures(**setting, variant=variant, lang=s.lang, phone=s.phone, scale=scale)
 top = n_layers  # the output's index in every curve
 layers_text = t("one_layer") if n_layers == 1 else t("many_layers", n=n_layers)
 at_top = {v: run.rms[-1] for v, run in runs.items()}

@@ -1,8 +1,10 @@
 """The learned-heads page's calls into llm and its figures, cached on scalars only.
 
 Defined in a module, not in the page script, so the caches' wrappers are built once per process
-instead of on every rerun. A checkpoint, a run and a figure are each one shared, read-only object
-(``show_figure`` copies a figure as it sends it).
+instead of on every rerun. Their arguments are keywords only: Streamlit names a positional
+argument by reading the function's signature on every call, a keyword it reads as given.
+A checkpoint, a run and a figure are each one shared, read-only object (``show_figure`` copies
+a figure as it sends it).
 """
 
 from __future__ import annotations
@@ -29,22 +31,22 @@ PANEL_PX = {False: 240, True: 320}  # a score plot's height; a phone stacks them
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def checkpoint(step: int | None) -> llm.TinyModel:
+def checkpoint(*, step: int | None) -> llm.TinyModel:
     """One shipped checkpoint, read once and shared read-only between sessions."""
     return llm.load_model(step=step)
 
 
 @st.cache_resource(max_entries=256, show_spinner=False)
-def model_run(step: int, ids: tuple[int, ...]) -> llm.ModelRun:
+def model_run(*, step: int, ids: tuple[int, ...]) -> llm.ModelRun:
     """The model at ``step`` on one sentence, computed once per (step, sentence)."""
-    return llm.run_model(checkpoint(step), ids)
+    return llm.run_model(checkpoint(step=step), ids)
 
 
 @st.cache_resource(max_entries=256, show_spinner=False)
-def heads_figure(step: int, ids: tuple[int, ...], lang: str, phone: bool) -> Spec:
+def heads_figure(*, step: int, ids: tuple[int, ...], lang: str, phone: bool) -> Spec:
     """Every head's pattern on the sentence, titled by its role at ``step`` (read-only, shared)."""
     t = translator(TEXT, lang)
-    model, run = checkpoint(step), model_run(step, ids)
+    model, run = checkpoint(step=step), model_run(step=step, ids=ids)
     labels = llm.token_labels([model.vocab[i] for i in ids])
     roles = behaviour.roles_at(model.history, step)
     patterns, titles = [], []
@@ -81,10 +83,10 @@ def _short(values: np.ndarray) -> list[float]:
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def _training_lines(lang: str, phone: bool) -> tuple[Spec, ...]:
+def _training_lines(*, lang: str, phone: bool) -> tuple[Spec, ...]:
     """The loss, then each layer's two scores of every head, along training (read-only, shared)."""
     t = translator(TEXT, lang)
-    model = checkpoint(None)
+    model = checkpoint(step=None)
     history, n_vocab = model.history, len(model.vocab)
     measured = history.score_steps
     chance = (float(np.log(n_vocab)), t("chance_line", n_vocab=n_vocab))
@@ -120,10 +122,10 @@ def _training_lines(lang: str, phone: bool) -> tuple[Spec, ...]:
 
 
 @st.cache_resource(max_entries=128, show_spinner=False)
-def training_figures(step: int, lang: str, phone: bool) -> tuple[Spec, ...]:
+def training_figures(*, step: int, lang: str, phone: bool) -> tuple[Spec, ...]:
     """``_training_lines`` with a dashed line at ``step`` in every plot (read-only, shared); the
     text above the charts names the step."""
-    return tuple(marked(fig, float(step)) for fig in _training_lines(lang, phone))
+    return tuple(marked(fig, float(step)) for fig in _training_lines(lang=lang, phone=phone))
 
 
 @dataclass(frozen=True)
@@ -136,16 +138,19 @@ class View:
 
 
 @st.cache_resource(max_entries=256, show_spinner=False)
-def view(step: int, ids: tuple[int, ...], lang: str, phone: bool) -> View:
+def view(*, step: int, ids: tuple[int, ...], lang: str, phone: bool) -> View:
     """The page's figures, one cache look-up a rerun (read-only, shared)."""
-    return View(heads_figure(step, ids, lang, phone), training_figures(step, lang, phone))
+    return View(
+        heads_figure(step=step, ids=ids, lang=lang, phone=phone),
+        training_figures(step=step, lang=lang, phone=phone),
+    )
 
 
 @st.cache_resource(max_entries=512, show_spinner=False)
-def predictions(step: int, ids: tuple[int, ...], position: int, lang: str) -> Spec:
+def predictions(*, step: int, ids: tuple[int, ...], position: int, lang: str) -> Spec:
     """The bar chart of the five likeliest next words after ``position`` (read-only, shared)."""
     t = translator(TEXT, lang)
-    top = llm.top_predictions(checkpoint(step), model_run(step, ids), position)
+    top = llm.top_predictions(checkpoint(step=step), model_run(step=step, ids=ids), position)
     return bar_chart(
         {t("prob"): [p for _, p in top]},
         [w for w, _ in top],

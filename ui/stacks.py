@@ -1,8 +1,10 @@
 """The depth page's call into llm and its figures: four wirings of one setting, cached on scalars.
 
 Defined in a module, not in the page script, so the caches' wrappers are built once per process
-instead of on every rerun. Like ``ui.compute``'s lab, the stacks and the figures are shared,
-read-only objects (``show_figure`` copies a figure as it sends it).
+instead of on every rerun. Their arguments are keywords only: Streamlit names a positional
+argument by reading the function's signature on every call, a keyword it reads as given.
+Like ``ui.compute``'s lab, the stacks and the figures are shared, read-only objects
+(``show_figure`` copies a figure as it sends it).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ def number(x: float, lang: str) -> str:
 
 @st.cache_resource(max_entries=32, show_spinner=False)
 def compute_stacks(
-    text: str, d_model: int, n_heads: int, seed: int, embeddings: str, n_layers: int
+    *, text: str, d_model: int, n_heads: int, seed: int, embeddings: str, n_layers: int
 ) -> dict[str, llm.DepthStack]:
     """The four variants of one setting, computed once and shared read-only between sessions.
 
@@ -50,6 +52,7 @@ def compute_stacks(
 
 @st.cache_resource(max_entries=64, show_spinner=False)
 def depth_figures(
+    *,
     text: str,
     d_model: int,
     n_heads: int,
@@ -66,7 +69,8 @@ def depth_figures(
     ``variant`` entering layer 0 and leaving the stack (read-only, shared)."""
     t = translator(TEXT, lang)
     look = Look(lang=lang, phone=phone, scale=scale)
-    runs = compute_stacks(text, d_model, n_heads, seed, embeddings, n_layers)
+    setting = {"text": text, "d_model": d_model, "n_heads": n_heads, "seed": seed}
+    runs = compute_stacks(**setting, embeddings=embeddings, n_layers=n_layers)
 
     def chart(*panels: Panel) -> Spec:
         # quantities over the layers; on a phone, one plot under the other
