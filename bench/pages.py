@@ -22,6 +22,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
+
 import llm
 from bench.common import (
     PRESETS,
@@ -255,3 +257,53 @@ def _checks(result: dict) -> list[dict]:
     errors = sum(len(r["errors"]) for r in result["apptest"] + result["ws"])
     checks.append(check("errors in page reruns", errors, 0, ""))
     return checks
+
+
+def compare(slugs: list[str], reruns: int, rounds: int) -> list[str]:
+    """AppTest reruns of a few pages at both presets, in alternating rounds, against the first
+    page of ``slugs`` timed in the same rounds: lines of medians, minima and their ratios.
+
+    On a shared machine a page's own time moves with the load; its ratio to a page measured in
+    the same minutes moves much less, and the minimum of the CPU time least of all.
+    """
+    files = {page_slug(path): path for path in page_files()}
+    rows: dict[tuple[str, str, str], list[dict]] = {}
+    with timed_apptest() as runner_cls:
+        for r in range(rounds):
+            for p_i, slug in enumerate(slugs):
+                for s_i, preset in enumerate(PRESETS):
+                    seed_base = 500_000 + 10_000 * r + 1_000 * (2 * p_i + s_i)
+                    row = _apptest_page(files[slug], preset, reruns, seed_base, runner_cls)
+                    for mode in ("hit", "miss"):
+                        rows.setdefault((slug, preset, mode), []).append(row[mode] | row)
+    lines = []
+    for (slug, preset, mode), runs in rows.items():
+        base = rows[(slugs[0], preset, mode)]
+
+        def stat(rs: list[dict], what: str, how: str) -> float:
+            values = [r[what][how] for r in rs]
+            return min(values) if how == "min" else float(np.median(values))
+
+        med, base_med = stat(runs, "script_ms", "median"), stat(base, "script_ms", "median")
+        low, base_low = stat(runs, "script_cpu_ms", "min"), stat(base, "script_cpu_ms", "min")
+        errors = sorted({e for r in runs for e in r["errors"]})
+        lines.append(
+            f"/{slug:10} {preset:9} {mode:4} script median {med:6.1f} ms (×{med / base_med:.2f})"
+            f"  CPU min {low:5.1f} ms (×{low / base_low:.2f})"
+            f"  {stat(runs, 'bytes', 'median') / 1e3:6.1f} kB  load {runs[0]['loadavg'][0]}"
+            + (f"  ERRORS {errors}" if errors else "")
+        )
+    return lines
+
+
+if __name__ == "__main__":
+    import argparse
+    import logging
+
+    parser = argparse.ArgumentParser(description="A few pages' reruns against the first one.")
+    parser.add_argument("pages", help="comma list of slugs, the reference first: layernorm,depth")
+    parser.add_argument("--reruns", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=2)
+    args = parser.parse_args()
+    logging.disable(logging.ERROR)
+    print("\n".join(compare(args.pages.split(","), args.reruns, args.rounds)))
