@@ -89,14 +89,17 @@ _TITLE = {"font": {**FONT, "size": 14}, "x": 0, "xanchor": "left", "pad": {"l": 
 # bold annotation is a plot's title in a figure of several: a title's colour. A row of figures
 # (``ui.wire.show_figures``) wraps; a figure wider than the row scrolls sideways inside it, at
 # its own width, instead of being squeezed into the column. Columns that hold figures are never
-# narrower than them: the row wraps instead (a table beside a figure keeps about 40 rem).
+# narrower than them: the row wraps instead (a table beside a figure keeps about 40 rem); a
+# figure wider than the whole row scrolls in its box, which is at most the row's width.
 CHART_CSS = """<style>
 [class*="st-key-figs-"] { overflow-x: auto; overflow-y: hidden; }
 [class*="st-key-figs-"] > .stElementContainer { max-width: none; }
 [data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"] [class*="st-key-figs-"]) {
   flex-wrap: wrap;
+  container-type: inline-size;
 }
 [data-testid="stColumn"]:has([class*="st-key-figs-"]) { min-width: fit-content; }
+[data-testid="stColumn"] [class*="st-key-figs-"] { max-width: 100cqw; }
 [data-testid="stHorizontalBlock"]:has([class*="st-key-figs-"])
   > [data-testid="stColumn"]:has([data-testid="stDataFrame"]) { min-width: min(100%, 40rem); }
 .stPlotlyChart .infolayer text, .stPlotlyChart .xaxislayer-above text,
