@@ -181,6 +181,9 @@ def test_french_cells_hover_and_bars_take_the_decimal_comma() -> None:
     assert fig["layout"]["separators"] == ", "  # plotly's own numbers: hover, colour bar
     bars = charts.bar_chart({"H": [1.609, 0.5]}, ["h0", "h1"], look=look)
     assert bars["data"][0]["text"] == ["1,61", "0,50"]
+    # a number that rounds to zero reads 0,00, never -0,00
+    tiny = heatmaps.heatmap(np.array([[-0.001, -0.5]]), ["a"], ["x", "y"], signed=True, look=look)
+    assert tiny["data"][0]["text"] == [["0,00", "-0,50"]]
     english = sent(heatmaps.heatmap(PATTERN, LABELS, LABELS))
     assert english["data"][0]["text"][1][0] == f"{PATTERN[1, 0]:.2f}"
     assert english["layout"]["separators"] == ".,"
