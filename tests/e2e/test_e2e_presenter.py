@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import zxingcpp
 from PIL import Image
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.harness import (
     ARTIFACTS,
@@ -194,10 +194,11 @@ def test_presenter_mode_on_every_page(browser: Browser, server: Server, lang: st
         for path, _key, _group in PAGES:
             page = session.page
             show(page, f"{server.url}/{slug(path)}?present=true&lang={lang}")
-            assert page.locator(f"{MAIN} .st-key-d_model").is_visible(), path
-            switch = page.locator(f"{MAIN} .st-key-present")
-            assert switch.get_by_text(FRAME_TEXT[lang]["present_short"], exact=True).is_visible()
             shoot(page, f"presenter-{slug(path) or 'home'}-{lang}")
+            expect(page.locator(f"{MAIN} .st-key-d_model")).to_be_visible()
+            switch = page.locator(f"{MAIN} .st-key-present")
+            expect(switch).to_contain_text(FRAME_TEXT[lang]["present_short"])
+            expect(page.locator(SIDEBAR)).to_be_hidden()
     finally:
         session.page.context.close()
 
