@@ -74,14 +74,16 @@ def open_qr(page: Page) -> None:
 
 
 def show(page: Page, url: str) -> None:
-    """Open a page and wait until its script has finished and the page stopped changing (the
-    page's own errors are other tests' business: here only the frame's part is looked at)."""
+    """Open a page and wait until its script has finished, every widget is drawn (no skeleton
+    waiting for its code) and the page stopped changing (the page's own errors are other
+    tests' business: here only the frame's part is looked at)."""
     page.goto(url)
     page.wait_for_function(
         """() => {
             const app = document.querySelector("[data-testid='stApp']");
             const ready = app !== null && app.dataset.testScriptState === 'notRunning'
-                && !document.querySelector("[data-stale='true']");
+                && !document.querySelector("[data-stale='true']")
+                && !document.querySelector("[data-testid='stSkeletonElement']");
             const size = document.getElementsByTagName('*').length;
             const stable = ready && window.__shown === size;
             window.__shown = ready ? size : -1;
