@@ -10,7 +10,7 @@ from ui.heatmaps import heatmap
 from ui.sections import folded, show_code
 from ui.style import Look
 from ui.tables import matrix_table
-from ui.text import md_escape, translator
+from ui.text import md_escape, num, translator
 from ui.text.scores import TEXT
 from ui.wire import show_figure
 
@@ -43,8 +43,8 @@ st.subheader(t("sym_head"), anchor=False)
 st.write(t("sym_why"))
 i, j, gap = llm.most_asymmetric_pair(scores)
 left, right = st.columns(2)
-left.metric(t("asymmetry"), f"{llm.asymmetry(scores):.3f}", help=t("asymmetry_help"))
-right.metric(t("gap"), f"{gap:.3f}", help=t("gap_help"))
+left.metric(t("asymmetry"), num(float(llm.asymmetry(scores)), 3, s.lang), help=t("asymmetry_help"))
+right.metric(t("gap"), num(float(gap), 3, s.lang), help=t("gap_help"))
 if len(labels) == 1:
     st.info(t("one_token"))
 elif gap == 0.0:
@@ -57,8 +57,8 @@ else:
             b=md_escape(labels[j]),
             i=i,
             j=j,
-            sij=scores[i, j],
-            sji=scores[j, i],
+            sij=num(float(scores[i, j]), 3, s.lang),
+            sji=num(float(scores[j, i]), 3, s.lang),
         )
     )
 

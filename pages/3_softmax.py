@@ -1,6 +1,7 @@
 """Page 3: scale by sqrt(d_k), hide the future, softmax each row (chapter 8, cell 3), and what
 changes with a temperature or without √d_k."""
 
+import numpy as np
 import streamlit as st
 
 import llm
@@ -20,7 +21,13 @@ from ui.text.softmax import TEXT
 from ui.url_values import Flag, FloatRange
 from ui.wire import show_figure
 
-TEMPERATURE = FloatRange("temperature", llm.MIN_TEMPERATURE, llm.MAX_TEMPERATURE, default=1.0)
+TEMPERATURE = FloatRange(
+    "temperature",
+    llm.MIN_TEMPERATURE,
+    llm.MAX_TEMPERATURE,
+    default=1.0,
+    message=(TEXT, "bad_temperature"),
+)
 SCALE = Flag("scale", default=True)
 s = frame("page_softmax", values=(TEMPERATURE, SCALE, TOKEN))
 t = translator(TEXT, s.lang)
@@ -74,7 +81,8 @@ if moved:
     )
     divided = r"\tau\sqrt{d_k}" if scale else r"\tau"
     formula = rf"A = \mathrm{{softmax}}\!\left(\frac{{Q K^\top}}{{{divided}}} + M\right)"
-    st.latex(rf"{formula},\quad \tau = {tau:g}")
+    tau_tex = f"{tau:g}".replace(".", "{,}") if s.lang == "fr" else f"{tau:g}"
+    st.latex(rf"{formula},\quad \tau = {tau_tex}")
 
 i = token_chips(labels, s.lang, s.value("token"))
 st.caption(following(labels, i, s.lang))
@@ -85,12 +93,16 @@ hidden = ~lab.trace.mask  # True where a query may not look: j > i under the mas
 divisor = llm.score_divisor(d_k, tau, scale)
 if moved:
     name = ("τ·√d_k" if scale else "τ") if tau != 1.0 else "1"
-    scaled_title = t("scaled_whatif", divisor_name=name, divisor=divisor)
+    scaled_title = t("scaled_whatif", divisor_name=name, divisor=num(divisor, 4, s.lang))
 else:
-    scaled_title = t("scaled", d_k=d_k, sqrt_dk=divisor)
+    scaled_title = t("scaled", d_k=d_k, sqrt_dk=num(divisor, 4, s.lang))
+# the masked chart shows the same numbers as the scaled one: one colour scale for both
+finite = np.abs(head.scaled[np.isfinite(head.scaled)])
+bound = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
+signed = {"signed": True, "zmin": -bound, "zmax": bound}
 figures = [
-    ("scaled", head.scaled, {"title": scaled_title, "signed": True}),
-    ("masked", head.scaled, {"title": t("masked"), "signed": True, "masked": hidden}),
+    ("scaled", head.scaled, {"title": scaled_title, **signed}),
+    ("masked", head.scaled, {"title": t("masked"), **signed, "masked": hidden}),
     ("pattern", head.pattern, {"title": t("pattern"), "zmin": 0.0, "zmax": 1.0, "masked": hidden}),
 ]
 if not s.causal:  # nothing is hidden: the masked matrix would repeat the scaled one
@@ -126,7 +138,10 @@ with pattern_tab:
     matrix_table(head.pattern, labels, labels, name="A", key=f"pattern_h{s.head}", lang=s.lang)
 with scaled_tab:
     matrix_table(head.scaled, labels, labels, name="S / √d_k", key=f"scaled_h{s.head}", lang=s.lang)
-st.caption(t("row_sums") + ": " + ", ".join(f"{v:.6f}" for v in llm.row_sums(head.pattern)))
+sums = ("\u00a0; " if s.lang == "fr" else ", ").join(
+    num(float(v), 6, s.lang) for v in llm.row_sums(head.pattern)
+)
+st.caption(t("row_sums", sums=sums))
 
 # --- why √d_k: the spread of q·k as d_k grows, on this lab's X and seed
 st.subheader(t("why_title"), anchor=False)
@@ -159,7 +174,7 @@ if (box := folded(t("code"), key="softmax_code")) is not None:
         agreement = head_agreement(
             s.text, cfg.d_model, cfg.n_heads, cfg.seed, s.causal, cfg.embeddings, s.head, tau, scale
         )
-        diff = f"{agreement['pattern']:.1e}"
+        diff = num(agreement["pattern"], 1, s.lang, "e")
         if moved:
             no_scale = "" if scale else t("no_scale_readable")
             st.caption(t("engine_note_whatif", diff=diff, no_scale=no_scale))

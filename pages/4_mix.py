@@ -13,8 +13,8 @@ from ui.heatmaps import heatmap
 from ui.labels import feature_labels
 from ui.sections import folded, show_code
 from ui.style import Look
-from ui.tables import matrix_table, table_of
-from ui.text import md_escape, translator
+from ui.tables import french, matrix_table, table_of
+from ui.text import md_escape, num, translator
 from ui.text.mix import TEXT
 from ui.wire import show_figure
 
@@ -70,7 +70,10 @@ st.markdown(t("picked", label=md_escape(labels[i]), i=i))
 st.caption(t("token_help"))
 
 contributions = llm.value_contributions(head.pattern, head.v, i)  # [T, d_head]
-rows = [f"{p:.3f} × v({label})" for p, label in zip(head.pattern[i], labels, strict=True)]
+rows = [
+    f"{num(float(p), 3, s.lang)} × v({label})"
+    for p, label in zip(head.pattern[i], labels, strict=True)
+]
 st.markdown(f"**{t('contrib_head', i=i)}**")
 st.caption(t("contrib_caption", i=i))
 matrix_table(
@@ -81,12 +84,15 @@ if s.causal and i < last:
 
 st.markdown(f"**{t('sum_head')}**")
 total = llm.column_sums(contributions)  # [d_head]
+sums = table_of(np.stack([total, head.z[i]]), [t("sum_row", i=i), t("z_row", i=i)], z_cols)
 st.dataframe(
-    table_of(np.stack([total, head.z[i]]), [t("sum_row", i=i), t("z_row", i=i)], z_cols).round(6),
+    french(sums.round(6), 6) if s.lang == "fr" else sums.round(6),
     width="stretch",
     key="sum_table",
 )
-st.metric(t("check", i=i), f"{llm.max_abs_diff(total, head.z[i]):.1e}", help=t("check_help"))
+st.metric(
+    t("check", i=i), num(llm.max_abs_diff(total, head.z[i]), 1, s.lang, "e"), help=t("check_help")
+)
 
 with st.expander(t("why")):
     st.markdown(t("why_body"))
@@ -98,7 +104,7 @@ if (box := folded(t("code"), key="mix_code")) is not None:
         agreement = head_agreement(
             s.text, cfg.d_model, cfg.n_heads, cfg.seed, s.causal, cfg.embeddings, s.head
         )
-        st.caption(t("engine_note", diff=f"{agreement['z']:.1e}"))
+        st.caption(t("engine_note", diff=num(agreement["z"], 1, s.lang, "e")))
         show_code(mix_values, causal_attention)
 
 your_turn(s.lang, s.lab, "mix", s.head, s.causal)

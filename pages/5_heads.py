@@ -15,7 +15,7 @@ from ui.headview import head_view, lines_of
 from ui.sections import folded, show_code
 from ui.style import Look
 from ui.tables import matrix_table
-from ui.text import translator
+from ui.text import num, translator
 from ui.text.heads import TEXT
 from ui.wire import show_figure
 
@@ -56,7 +56,7 @@ grid = grid_figure(
     labels,
     [labels] * cfg.n_heads,
     [
-        t("head_title", h=h, label=t(kind), entropy=entropy)
+        t("head_title", h=h, label=t(kind), entropy=num(entropy, 2, s.lang))
         for h, (kind, entropy) in enumerate(zip(kinds, entropies))
     ],
     zmin=0.0,
@@ -113,14 +113,21 @@ with pick_col:
         )
 
 st.subheader(t("entropy"), anchor=False)
-st.write(t("entropy_intro", t=n_tokens, max=full_max))
-lines = [(full_max, t("line_max", t=n_tokens, value=full_max))]
+st.write(t("entropy_intro", t=n_tokens, max=num(full_max, 2, s.lang)))
+lines = [(full_max, t("line_max", t=n_tokens, value=num(full_max, 2, s.lang)))]
 if s.causal:
     if n_tokens > 1:  # one token: both maxima are 0, and two labels would overlap
-        lines.append((reachable, t("line_causal", value=reachable)))
-    st.info(t("causal_max", t=n_tokens, max=full_max, causal_max=reachable))
+        lines.append((reachable, t("line_causal", value=num(reachable, 2, s.lang))))
+    st.info(
+        t(
+            "causal_max",
+            t=n_tokens,
+            max=num(full_max, 2, s.lang),
+            causal_max=num(reachable, 2, s.lang),
+        )
+    )
 else:
-    st.info(t("full_max", t=n_tokens, max=full_max))
+    st.info(t("full_max", t=n_tokens, max=num(full_max, 2, s.lang)))
 # one series per kind of head, so the colour (and the legend) says sharp, mixed or diffuse
 by_kind = {
     t(kind): [e if k == kind else None for e, k in zip(entropies, kinds)]
@@ -156,7 +163,7 @@ matrix_table(
 )
 st.caption(t("rows_caption"))
 
-st.write(t("found"))
+st.write(t("found_one" if cfg.n_heads == 1 else "found"))
 st.caption(t("random"))
 st.warning(t("caveat"), icon=":material/info:")
 

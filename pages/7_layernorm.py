@@ -14,7 +14,7 @@ from ui.labels import feature_labels
 from ui.sections import folded, show_code
 from ui.style import Look
 from ui.tables import matrix_table, table_of
-from ui.text import translator
+from ui.text import num, translator
 from ui.text.layernorm import TEXT
 from ui.url_values import Choice
 from ui.wire import show_figures
@@ -96,8 +96,16 @@ stats_cols = [t("mean_before"), t("std_before"), t("mean_after"), t("std_after")
 # six decimals, so a std of 0.99999 does not read as 1; the mean after in scientific notation,
 # so its -2.8e-17 shows what "0 up to floating-point precision" means
 formats = dict.fromkeys(stats_cols, "%.6f") | {t("mean_after"): "%.1e"}
+stats = table_of(
+    np.column_stack([mean_before, std_before, mean_after, std_after]), labels, stats_cols
+)
+if s.lang == "fr":  # the same digits with a decimal comma; the values stay numbers
+    stats = stats.style.format(
+        {c: lambda v, f=f: num(v, int(f[2]), "fr", f[-1]) for c, f in formats.items()}
+    )
+    formats = {}
 st.dataframe(
-    table_of(np.column_stack([mean_before, std_before, mean_after, std_after]), labels, stats_cols),
+    stats,
     column_config={c: st.column_config.NumberColumn(format=f) for c, f in formats.items()},
     width="stretch",
     key="row_stats",
@@ -119,7 +127,7 @@ if (box := folded(t("code"), key="layernorm_code")) is not None:
         agreement = layer_norm_agreement(
             s.text, cfg.d_model, cfg.n_heads, cfg.seed, s.causal, cfg.embeddings, eps
         )
-        st.caption(t("engine_note", diff=f"{max(agreement.values()):.1e}"))
+        st.caption(t("engine_note", diff=num(max(agreement.values()), 1, s.lang, "e")))
         show_code(add, layer_norm, residual_layer_norm, row_stats)
 
 your_turn(s.lang, s.lab, "add_norm", s.head, s.causal, eps)

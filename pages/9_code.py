@@ -13,7 +13,7 @@ from ui.frame import frame
 from ui.labels import feature_labels
 from ui.sections import lazy_tabs, show_code
 from ui.tables import matrix_table, shape_text, table_of
-from ui.text import translator
+from ui.text import num, translator
 from ui.text.code import TEXT
 
 EPS = llm.LN_EPS  # the chapter's eps; page 7 lets you vary it
@@ -32,13 +32,17 @@ st.write(t("intro"))
 
 st.subheader(t("compare"), anchor=False)
 st.write(t("compare_intro", eps=f"{EPS:g}"))
+largest = table_of(
+    np.array([[differences[name]] for name in QUANTITIES]),
+    [shape_text(name, np.asarray(engine_out[name])) for name in QUANTITIES],
+    [t("largest")],
+)
 st.dataframe(
-    table_of(
-        np.array([[differences[name]] for name in QUANTITIES]),
-        [shape_text(name, np.asarray(engine_out[name])) for name in QUANTITIES],
-        [t("largest")],
-    ),
-    column_config={t("largest"): st.column_config.NumberColumn(format="%.2e")},
+    # French: the same two decimals of the mantissa, with a decimal comma
+    largest.style.format(lambda v: num(v, 2, "fr", "e")) if s.lang == "fr" else largest,
+    column_config={}
+    if s.lang == "fr"
+    else {t("largest"): st.column_config.NumberColumn(format="%.2e")},
     width="stretch",
     key="differences",
 )
