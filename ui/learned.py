@@ -96,7 +96,8 @@ def _training_lines(*, lang: str, phone: bool) -> tuple[Spec, ...]:
         {t("loss_title"): _short(behaviour.loss_at(history, measured))},
         levels=[chance],
     )
-    figures = [line_panels(measured, [loss], x_title=t("step_axis"), height=260)]
+    look = Look(lang=lang, phone=phone)  # French axes read 0,5
+    figures = [line_panels(measured, [loss], x_title=t("step_axis"), height=260, look=look)]
     for layer in range(model.n_layers):  # one figure a layer: its two scores side by side
         panels = [
             Panel(
@@ -115,7 +116,12 @@ def _training_lines(*, lang: str, phone: bool) -> tuple[Spec, ...]:
         ]
         figures.append(
             line_panels(
-                measured, panels, x_title=t("step_axis"), phone=phone, height=PANEL_PX[phone]
+                measured,
+                panels,
+                x_title=t("step_axis"),
+                phone=phone,
+                height=PANEL_PX[phone],
+                look=look,
             )
         )
     return tuple(figures)
