@@ -162,4 +162,5 @@ def predictions(*, step: int, ids: tuple[int, ...], position: int, lang: str) ->
         [w for w, _ in top],
         title=t("predictions_title", i=position),
         height=280,
+        look=Look(lang=lang),
     )
