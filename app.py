@@ -45,5 +45,18 @@ st.dataframe(
 )
 st.page_link("pages/1_qkv.py", label=t("start"), icon=":material/play_arrow:")
 
+# beyond the chapters' cells: experiments to run on the same numbers, one line and a link each
+st.markdown(f"**{t('beyond')}**")
+BEYOND = [
+    ("pages/3_softmax.py", "beyond_temperature", ":material/thermostat:"),
+    ("pages/3_softmax.py", "beyond_sqrt", ":material/functions:"),
+    ("pages/4_mix.py", "beyond_follow", ":material/ads_click:"),
+    ("pages/5_heads.py", "beyond_headview", ":material/share:"),
+    ("pages/8_depth.py", "beyond_depth", ":material/layers:"),
+    ("pages/10_learned.py", "beyond_learned", ":material/school:"),
+]
+for path, key, icon in BEYOND:
+    st.page_link(path, label=t(key), icon=icon)
+
 with st.expander(t("caveat_title")):
     st.write(t("caveat"))
