@@ -301,3 +301,79 @@ def test_column_sums_and_max_abs_diff_by_hand() -> None:
     np.testing.assert_array_equal(llm.column_sums(m), [4.0, -2.0])
     assert llm.max_abs_diff(m, np.array([[1.0, 2.5], [2.0, -4.0]])) == 1.0
     assert llm.max_abs_diff(m, m) == 0.0
+
+
+# --- French numbers: the decimal comma in titles, metrics, notes and messages -------------------
+
+
+def comma(text: str) -> str:
+    return text.replace(".", ",")
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_scores_metrics_and_pair_write_the_language_s_decimals(lang: str) -> None:
+    at = opened("scores", {"lang": lang})
+    want = Expected({})
+    scores = want.head.scores
+    i, j, gap = llm.most_asymmetric_pair(scores)
+    # the chapter 9 preset's numbers: 0.722 and 17.133, S[0][2] = 15.936
+    numbers = ["0.722", "17.133", f"S[{i}][{j}] = 15.936"]
+    assert [f"{llm.asymmetry(scores):.3f}", f"{gap:.3f}"] == numbers[:2]
+    assert f"{scores[i, j]:.3f}" == "15.936"
+    shown = [m.value for m in at.main.metric]
+    pair = "\n".join(box.value for box in at.main.info)
+    if lang == "fr":
+        numbers = [comma(n) for n in numbers]
+    assert shown == numbers[:2]
+    assert numbers[2] in pair
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_softmax_title_row_sums_and_range_message_in_the_language(lang: str) -> None:
+    at = opened("softmax", {"lang": lang, "temperature": "0"})
+    title = figure(at, "scaled")["layout"]["title"]["text"]
+    sums = next(c.value for c in at.main.caption if "A" in c.value and "1,000000" in comma(c.value))
+    warning = "\n".join(w.value for w in at.warning)
+    if lang == "fr":
+        assert "(√2 = 1,4142)" in title
+        assert sums.startswith("Sommes des lignes de A\u00a0: 1,000000\u00a0; 1,000000")
+        assert "**temperature** = 0 sort de 0,05–20\u00a0; on prend 1." in warning
+    else:
+        assert "(√2 = 1.4142)" in title
+        assert sums.startswith("Row sums of A: 1.000000, 1.000000")
+        assert "**temperature** = 0 is outside 0.05–20; using 1." in warning
+    assert f"{llm.MIN_TEMPERATURE:g}–{llm.MAX_TEMPERATURE:g}" == "0.05–20"  # the French text's
+
+
+def test_softmax_what_if_title_writes_the_divisor_in_french() -> None:
+    at = opened("softmax", {"lang": "fr", "temperature": "0.5"})
+    title = figure(at, "scaled")["layout"]["title"]["text"]
+    assert f"(= S / {comma(f'{0.5 * 2**0.5:.4f}')})" in title.replace("<br>", " ")
+    assert any("{,}" in m.value for m in at.main.latex if "tau" in m.value)  # τ = 0{,}5
+
+
+@pytest.mark.parametrize("link", [{}, {"d_model": "4", "n_heads": "1", "embeddings": "handmade"}])
+def test_masked_scores_share_the_scaled_scores_colour_scale(link: dict[str, str]) -> None:
+    at = opened("softmax", link)
+    scaled, masked = figure(at, "scaled")["data"][0], figure(at, "masked")["data"][0]
+    bound = float(np.max(np.abs(Expected(link).head.scaled)))
+    assert (scaled["zmin"], scaled["zmax"]) == (masked["zmin"], masked["zmax"]) == (-bound, bound)
+    if not link:  # chapter 9: the largest |score| is a masked one, the visible ones reach less
+        want = Expected(link)
+        assert np.abs(want.head.scaled[want.trace.mask]).max() < bound
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_mix_contribution_rows_and_check_in_the_language(lang: str) -> None:
+    at = opened("mix", {"lang": lang})
+    want = Expected({})
+    i = len(want.labels) - 1
+    rows = [f"{p:.3f} × v({label})" for p, label in zip(want.head.pattern[i], want.labels)]
+    if lang == "fr":
+        rows = [comma(r) for r in rows]
+    contributions = next(df for df in tables(at) if "× v(" in str(df.index[0]))
+    assert list(contributions.index) == rows
+    (check,) = at.main.metric
+    total = llm.column_sums(llm.value_contributions(want.head.pattern, want.head.v, i))
+    diff = f"{llm.max_abs_diff(total, want.head.z[i]):.1e}"
+    assert check.value == (comma(diff) if lang == "fr" else diff)

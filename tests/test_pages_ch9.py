@@ -9,11 +9,14 @@ Each (page, link) pair runs once per session (``apptest_pages.opened``).
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import math
+import re
 import string
 
 import numpy as np
+import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -385,3 +388,98 @@ def test_compare_reports_a_planted_difference() -> None:
     assert planted["ln_out"] == pytest.approx(1e-9, rel=1e-3)
     assert not agree(planted)
     assert agree(planted, tol=1e-8)
+
+
+# --- French: the decimal comma and the spaces of French typography -----------------------------
+
+
+def comma(text: str) -> str:
+    return text.replace(".", ",")
+
+
+def shown_cells(at: AppTest, n: int = 0) -> list[list[str]]:
+    """The text a styled dataframe shows in its cells (the Styler's display values)."""
+    styler = at.main.dataframe[n].proto.arrow_data.styler
+    shown = pa.ipc.open_stream(styler.display_values).read_all().to_pandas()
+    return shown.astype(str).to_numpy().tolist()
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_heads_titles_notes_and_prose_write_the_language_s_decimals(lang: str) -> None:
+    at = opened("heads", {"lang": lang})
+    want = Expected({})
+    entropies = [f"{llm.head_entropy(head.pattern):.2f}" for head in want.trace.heads]
+    kinds = [llm.classify_head(head.pattern, True) for head in want.trace.heads]
+    assert entropies == ["0.46", "0.89", "0.40", "0.37"]  # the chapter 9 preset's heads
+    causal = f"{llm.max_head_entropy(5, True):.2f}"
+    notes = [f"max ln 5 = {math.log(5):.2f}", f"causal max = {causal}"]
+    assert notes == ["max ln 5 = 1.61", "causal max = 0.96"]
+    if lang == "fr":
+        entropies = [comma(e) for e in entropies]
+        notes = ["max ln 5 = 1,61", "max causal = 0,96"]
+    t = HEADS_TEXT[lang]
+    titles = [
+        t["head_title"].format(h=h, label=t[kind], entropy=entropy)
+        for h, (kind, entropy) in enumerate(zip(kinds, entropies))
+    ]
+    assert titles[0] == (
+        "tête 0 · mixte · H̄ = 0,46" if lang == "fr" else "head 0 · mixed · H̄ = 0.46"
+    )
+    shown = [
+        a["text"].replace("<br>", " ") for a in figure(at, "patterns")["layout"]["annotations"]
+    ]
+    assert [title for title in shown if "H̄" in title] == titles
+    bars = [a["text"] for a in figure(at, "entropy_bars")["layout"]["annotations"]]
+    assert sorted(bars) == sorted(notes)
+    # the prose: "0.96, not ln 5 ≈ 1.61" / "0,96, et non ln 5 ≈ 1,61"
+    ceiling, full = notes[1].split()[-1], notes[0].split()[-1]
+    assert f"{ceiling}, {'et non' if lang == 'fr' else 'not'} ln 5 ≈ {full}" in shown_text(at)
+
+
+def test_one_head_does_not_compare_heads() -> None:
+    for lang in ("en", "fr"):
+        prose = shown_text(opened("heads", {**LINKS["chapter8"], "lang": lang}))
+        assert HEADS_TEXT[lang]["found_one"] in prose
+        assert HEADS_TEXT[lang]["found"] not in prose
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_layernorm_prose_and_row_stats_in_the_language(lang: str) -> None:
+    at = opened("layernorm", {"lang": lang})
+    prose = "\n".join(box.value for box in at.main.info)
+    assert ("Monte eps à 0,01 ou 1" if lang == "fr" else "Raise eps to 0.01 or 1") in prose
+    values = tables(at)[0].to_numpy(dtype=np.float64)  # numbers in both languages
+    if lang == "fr":
+        want = [[f"{v:.6f}" if c != 2 else f"{v:.1e}" for c, v in enumerate(row)] for row in values]
+        assert shown_cells(at) == [[comma(cell) for cell in row] for row in want]
+        assert shown_cells(at)[0][1] == "0,999914"  # "the": std before, chapter 9 preset
+    else:
+        assert not at.main.dataframe[0].proto.arrow_data.HasField("styler")
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_code_differences_read_in_the_language(lang: str) -> None:
+    at = opened("code", {"lang": lang})
+    largest = tables(at)[0].to_numpy(dtype=np.float64).ravel()
+    assert (largest < 1e-12).all() and (largest > 0).any()
+    if lang == "fr":
+        assert [row[0] for row in shown_cells(at)] == [comma(f"{v:.2e}") for v in largest]
+    else:
+        assert '"%.2e"' in at.main.dataframe[0].proto.columns
+
+
+OWN_TEXTS = ("qkv", "scores", "softmax", "mix", "heads", "concat", "layernorm", "code", "home")
+
+
+@pytest.mark.parametrize("module", OWN_TEXTS)
+def test_french_texts_keep_french_typography(module: str) -> None:
+    text = importlib.import_module(f"ui.text.{module}").TEXT["fr"]
+    for name, sentence in text.items():
+        if name == "formula":  # LaTeX
+            continue
+        # a no-break space before : ; ! ? and inside « », never a plain one, never “ ”
+        assert not re.search(r"\S [:;!?]", sentence), (name, sentence)
+        assert "“" not in sentence and "”" not in sentence, name
+        assert "« " not in sentence and " »" not in sentence, name
+        # a decimal comma in French prose (a file name such as llm/engine.py is not a number)
+        assert not re.search(r"\d\.\d", sentence), (name, sentence)

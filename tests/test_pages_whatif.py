@@ -13,6 +13,7 @@ import llm
 from llm.scaling import scaling_sweep
 from tests.apptest_pages import PAGES, Expected, array_of, figure, opened, z_of
 from ui.follow import OUTLINE
+from ui.text.home import TEXT as HOME_TEXT
 from ui.text.softmax import TEXT as SOFTMAX_TEXT
 
 
@@ -253,3 +254,28 @@ def test_the_exercise_checks_the_chapters_formula_whatever_the_what_ifs(link) ->
     at.run()
     assert not at.exception
     assert [s.value for s in at.success if "cases pass" in s.value], [e.value for e in at.error]
+
+
+# --- the home page names the what-ifs, the depth page and the learned heads -------------------
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_home_links_every_experiment_beyond_the_chapters(lang: str) -> None:
+    at = AppTest.from_file("../app.py", default_timeout=30)
+    at.query_params["lang"] = lang
+    at.run()
+    assert not at.exception, at.exception
+    t = HOME_TEXT[lang]
+    links = [(link.proto.page, link.proto.label) for link in at.main.get("page_link")]
+    assert links[1:] == [
+        ("softmax", t["beyond_temperature"]),
+        ("softmax", t["beyond_sqrt"]),
+        ("mix", t["beyond_follow"]),
+        ("heads", t["beyond_headview"]),
+        ("depth", t["beyond_depth"]),
+        ("learned", t["beyond_learned"]),
+    ]
+    # each line starts with the number of the page it opens
+    numbers = {"softmax": "3", "mix": "4", "heads": "5", "depth": "8", "learned": "10"}
+    assert all(label.startswith(f"{numbers[page]} · ") for page, label in links[1:])
+    assert t["beyond"] in [m.value.strip("*") for m in at.main.markdown]
