@@ -129,7 +129,9 @@ st.caption(
         "entropy_caption",
         mean=num(float(entropy.mean()), 3, s.lang),
         top=num(float(ceiling.mean()), 3, s.lang),
-        keys_rule=t("keys_causal") if s.causal else t("keys_all", t=n_tokens),
+        keys_rule=t("keys_causal")
+        if s.causal
+        else (t("keys_all", t=n_tokens) if n_tokens > 1 else t("keys_one")),
     )
 )
 

@@ -113,7 +113,10 @@ with pick_col:
         )
 
 st.subheader(t("entropy"), anchor=False)
-st.write(t("entropy_intro", t=n_tokens, max=num(full_max, 2, s.lang)))
+one = n_tokens == 1  # "1 token", never "1 tokens"
+tokens = t("tokens_one") if one else t("tokens_many", t=n_tokens)
+all_tokens = t("all_one") if one else t("all_many", t=n_tokens)
+st.write(t("entropy_intro", t=n_tokens, tokens=tokens, max=num(full_max, 2, s.lang)))
 lines = [(full_max, t("line_max", t=n_tokens, value=num(full_max, 2, s.lang)))]
 if s.causal:
     if n_tokens > 1:  # one token: both maxima are 0, and two labels would overlap
@@ -127,7 +130,7 @@ if s.causal:
         )
     )
 else:
-    st.info(t("full_max", t=n_tokens, max=num(full_max, 2, s.lang)))
+    st.info(t("full_max", t=n_tokens, all_tokens=all_tokens, max=num(full_max, 2, s.lang)))
 # one series per kind of head, so the colour (and the legend) says sharp, mixed or diffuse
 by_kind = {
     t(kind): [e if k == kind else None for e, k in zip(entropies, kinds)]

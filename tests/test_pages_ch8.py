@@ -377,3 +377,9 @@ def test_mix_contribution_rows_and_check_in_the_language(lang: str) -> None:
     total = llm.column_sums(llm.value_contributions(want.head.pattern, want.head.v, i))
     diff = f"{llm.max_abs_diff(total, want.head.z[i]):.1e}"
     assert check.value == (comma(diff) if lang == "fr" else diff)
+
+
+def test_one_token_without_the_mask_has_its_one_key() -> None:
+    at = opened("softmax", {"text": "cat", "causal": "false"})
+    caption = next(c.value for c in at.main.caption if c.value.startswith("Mean row entropy"))
+    assert "its one key" in caption and "1 keys" not in caption

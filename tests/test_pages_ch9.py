@@ -163,7 +163,7 @@ def test_heads_one_token_has_one_reference_line() -> None:
     np.testing.assert_array_equal(entropy_bars(bars), [0.0] * 4)
     # the text still speaks of the causal mask, which is on
     (info,) = at.info
-    assert info.value == HEADS_TEXT["en"]["causal_max"].format(t=1, max=0.0, causal_max=0.0)
+    assert info.value == HEADS_TEXT["en"]["causal_max"].format(t=1, max="0.00", causal_max="0.00")
     assert not at.exception
 
 
@@ -483,3 +483,16 @@ def test_french_texts_keep_french_typography(module: str) -> None:
         assert "« " not in sentence and " »" not in sentence, name
         # a decimal comma in French prose (a file name such as llm/engine.py is not a number)
         assert not re.search(r"\d\.\d", sentence), (name, sentence)
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_one_token_is_never_1_tokens(lang: str) -> None:
+    at = opened("heads", {"text": "cat", "causal": "false", "lang": lang})
+    prose = shown_text(at)
+    assert "1 tokens" not in prose
+    t = HEADS_TEXT[lang]
+    assert (
+        t["entropy_intro"].format(tokens="1 token", t=1, max="0,00" if lang == "fr" else "0.00")
+        in prose
+    )
+    assert t["all_one"] in prose
