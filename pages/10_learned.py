@@ -12,6 +12,7 @@ from llm.head_scores import ROLE_THRESHOLD, induction_target
 from ui.controls import BOUND
 from ui.frame import frame
 from ui.learned import checkpoint, predictions, view
+from ui.style import Look
 from ui.text import md_escape, num, translator
 from ui.text.learned import TEXT
 from ui.url_values import Choice, IntRange, Refused, Sizes, Value, short
@@ -127,7 +128,8 @@ step = st.select_slider(
 # --- every head --------------------------------------------------------------------------------
 st.subheader(t("patterns", step=step), anchor=False)
 st.write(t("patterns_intro", threshold=n(ROLE_THRESHOLD, 1)))
-shown = view(step=step, ids=tuple(ids), lang=s.lang, phone=s.phone)
+look = Look.of(s)
+shown = view(step=step, ids=tuple(ids), lang=s.lang, phone=look.phone, scale=look.scale)
 show_figure(shown.heads, key="patterns")
 st.write(t("composition"))
 

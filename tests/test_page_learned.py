@@ -230,3 +230,33 @@ def test_a_position_past_the_sentence_or_not_a_place_is_repaired(
     at = opened(position=position)
     assert at.slider(key="position").value == 12
     assert message in "\n".join(m.value for m in getattr(at, box))
+
+
+def _cells(spec: dict) -> tuple[float, int, int]:
+    """The heads' cell side (px), their numbers' size (px) and plots a row, from the figure."""
+    layout = spec["layout"]
+    inner = layout["width"] - layout["margin"]["l"] - layout["margin"]["r"]
+    left, right = layout["xaxis"]["domain"]
+    top = layout["yaxis"]["domain"]
+    per_row = sum(layout[f"yaxis{k}"]["domain"] == top for k in ("", *map(str, range(2, 9))))
+    return (right - left) * inner / 13, spec["data"][0]["textfont"]["size"], per_row
+
+
+@pytest.mark.parametrize(
+    ("link", "want"), [({}, (40.0, 13, 1)), ({"present": "true"}, (50.0, 16, 1))]
+)
+def test_the_heads_have_the_lesson_pages_cells_and_numbers(link: dict, want: tuple) -> None:
+    # 13 tokens: 40 px cells with 13 px numbers (50 and 16 in presenter mode), one head a row
+    cell, number, per_row = _cells(figure(opened(**link), "patterns"))
+    assert (round(cell, 6), number, per_row) == want
+
+
+def test_a_phone_draws_the_heads_one_a_row_wider_than_its_screen() -> None:
+    from ui.learned import heads_figure
+
+    ids = tuple(llm.load_model().encode(DEFAULT))
+    steps = llm.load_model().steps
+    spec = heads_figure(step=steps[-1], ids=ids, lang="en", phone=True, scale=1.0)
+    cell, number, per_row = _cells(spec)
+    assert (round(cell, 6), number, per_row) == (28.0, 11, 1)
+    assert spec["layout"]["width"] > 390  # its box scrolls sideways on a 390 px phone

@@ -24,9 +24,9 @@ from ui.text import num, translator
 from ui.text.learned import TEXT
 from ui.wire import Spec
 
-# smaller cells than the lesson pages': two heads a row of the column; a phone, one a row
-CELL_SCALE = {False: 0.5, True: 0.75}
-ROW_PX = 780  # the main column's width beside the sidebar on a 1280 px screen
+# the lesson pages' cells and numbers: at most two heads a row, as many as the column holds (one
+# at 13 tokens beside the sidebar); a phone, one a row, its figure scrolling sideways in its box
+PER_ROW = 2
 PANEL_PX = {False: 240, True: 320}  # a score plot's height; a phone stacks them, with their axes
 
 
@@ -43,8 +43,9 @@ def model_run(*, step: int, ids: tuple[int, ...]) -> llm.ModelRun:
 
 
 @st.cache_resource(max_entries=256, show_spinner=False)
-def heads_figure(*, step: int, ids: tuple[int, ...], lang: str, phone: bool) -> Spec:
-    """Every head's pattern on the sentence, titled by its role at ``step`` (read-only, shared)."""
+def heads_figure(*, step: int, ids: tuple[int, ...], lang: str, phone: bool, scale: float) -> Spec:
+    """Every head's pattern on the sentence, titled by its role at ``step``, its cells as
+    ``Look(lang, phone, scale)`` sizes them (read-only, shared)."""
     t = translator(TEXT, lang)
     model, run = checkpoint(step=step), model_run(step=step, ids=ids)
     labels = llm.token_labels([model.vocab[i] for i in ids])
@@ -63,7 +64,7 @@ def heads_figure(*, step: int, ids: tuple[int, ...], lang: str, phone: bool) -> 
         labels,
         [labels] * len(patterns),
         titles,
-        look=Look(lang=lang, phone=phone, scale=CELL_SCALE[phone]),
+        look=Look(lang=lang, phone=phone, scale=scale),
         zmin=0.0,
         zmax=1.0,
         masked=~run.layers[0].mask,
@@ -71,8 +72,7 @@ def heads_figure(*, step: int, ids: tuple[int, ...], lang: str, phone: bool) -> 
         x_title=t("key"),
         y_title=t("query"),
         scale_title=t("scale"),
-        per_row=model.n_heads,
-        row_px=ROW_PX,
+        per_row=PER_ROW,
         digits=1,
     )
 
@@ -144,10 +144,11 @@ class View:
 
 
 @st.cache_resource(max_entries=256, show_spinner=False)
-def view(*, step: int, ids: tuple[int, ...], lang: str, phone: bool) -> View:
-    """The page's figures, one cache look-up a rerun (read-only, shared)."""
+def view(*, step: int, ids: tuple[int, ...], lang: str, phone: bool, scale: float) -> View:
+    """The page's figures, one cache look-up a rerun (read-only, shared); ``scale``: the
+    cells' (``Look.scale``, larger in presenter mode)."""
     return View(
-        heads_figure(step=step, ids=ids, lang=lang, phone=phone),
+        heads_figure(step=step, ids=ids, lang=lang, phone=phone, scale=scale),
         training_figures(step=step, lang=lang, phone=phone),
     )
 
