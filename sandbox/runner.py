@@ -30,8 +30,9 @@ from typing import Any
 from sandbox import interpreter
 from sandbox.errors import MAX_OUTPUT, SandboxError
 from sandbox.helpers import HELPERS
-from sandbox.interpreter import Outcome, from_plain
+from sandbox.interpreter import Outcome
 from sandbox.scheduler import Scheduler, Turn
+from sandbox.values import from_plain
 from sandbox.worker import MAX_REPLY, decode, encode
 
 TIME_LIMIT = 1.5  # seconds of the child's CPU time for a whole check, start-up included
