@@ -46,9 +46,13 @@ class Panel:
 
 
 def _y_axis(panel: Panel, log: bool) -> dict:
+    """A plot's y axis; a log one spanning a decade or more labels its decades only (10⁻¹, 10⁰,
+    10¹, ...): plotly's small "2" and "5" between them touch the decades' labels."""
     axis: dict = {"title": {"text": panel.y_title}}
     if log:
         axis.update(type="log", exponentformat="power")
+        if spans_decades(panel.series, 1.0):
+            axis["dtick"] = 1  # one tick a decade, in log10 units
     elif panel.from_zero:
         axis["rangemode"] = "tozero"
     return axis
