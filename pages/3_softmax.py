@@ -52,7 +52,9 @@ tau = tau_col.slider(
     llm.MAX_TEMPERATURE,
     value=1.0,
     step=0.05,
-    format="%.2f",
+    # French: the browser writes the number in its own locale (a French browser: 1,00); a
+    # printf format has no decimal comma
+    format="localized" if s.lang == "fr" else "%.2f",
     help=t("temperature_help"),
     key="temperature",
     bind="query-params",

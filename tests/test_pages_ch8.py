@@ -383,3 +383,11 @@ def test_one_token_without_the_mask_has_its_one_key() -> None:
     at = opened("softmax", {"text": "cat", "causal": "false"})
     caption = next(c.value for c in at.main.caption if c.value.startswith("Mean row entropy"))
     assert "its one key" in caption and "1 keys" not in caption
+
+
+@pytest.mark.parametrize(("lang", "form"), [("en", "%.2f"), ("fr", "localized")])
+def test_temperature_slider_writes_the_language_s_numbers(lang: str, form: str) -> None:
+    # "localized": the browser's own locale writes the number (a French browser: 0,5)
+    at = opened("softmax", {"lang": lang, "temperature": "0.5"})
+    slider = at.main.slider(key="temperature")
+    assert slider.value == 0.5 and slider.proto.format == form
