@@ -135,7 +135,8 @@ class Attended:
     """One batched sublayer's forward pass, kept for its backward (a leading [...] of stacks).
 
     Shapes: q_scaled (q / sqrt(d_head)), k, v, z [..., H, T, d_head]; pattern_t [..., H, T, T],
-    the pattern transposed (rows = key, cols = query); attn_out [..., T, d_model].
+    the pattern transposed (rows = key, cols = query); attn_out [..., T, d_model]; w_qkv: the
+    layer's W_Q, W_K, W_V, each [d_model, H·d_head] (``_flat``), the backward's too.
     """
 
     q_scaled: np.ndarray
@@ -144,6 +145,7 @@ class Attended:
     pattern_t: np.ndarray
     z: np.ndarray
     attn_out: np.ndarray
+    w_qkv: tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 def _flat(w: np.ndarray) -> np.ndarray:
@@ -184,7 +186,8 @@ def attend(x: np.ndarray, params: Params) -> Attended:
     Shapes: x [..., T, d_model] -> attn_out [..., T, d_model].
     """
     n_heads, _, d_head = params.W_Q.shape
-    q, k, v = (_split(x @ _flat(w), n_heads) for w in (params.W_Q, params.W_K, params.W_V))
+    w_qkv = (_flat(params.W_Q), _flat(params.W_K), _flat(params.W_V))  # [d_model, H·d_head]
+    q, k, v = (_split(x @ w, n_heads) for w in w_qkv)
     q_scaled = q / np.sqrt(d_head)  # [..., H, T, d_head]
     p_t = k @ q_scaled.swapaxes(-1, -2)  # scaled scores transposed [..., H, key, query]
     visible, below = _masks(x.shape[-2])  # [key, query]: 1 / 0, and 0 / -1e300 where masked
@@ -192,14 +195,14 @@ def attend(x: np.ndarray, params: Params) -> Attended:
     p_t -= p_t.max(axis=-2, keepdims=True)  # softmax over the keys, as llm.engine.softmax ...
     # ... but floored at e^-600 ≈ 3e-261, so that neither exp nor the backward's products work
     # in the slow subnormal range (deep stacks give scores millions apart); no column sum moves
-    # by more than T · 3e-261
+    # by more than T · 3e-261 (masked pairs too: exp is as slow far below -600)
     np.maximum(p_t, -600.0, out=p_t)
     np.exp(p_t, out=p_t)
     p_t *= visible  # masked pairs: exactly 0
     p_t *= 1.0 / (np.ones(p_t.shape[-2]) @ p_t)[..., None, :]  # each query's column sums to 1
     z = p_t.swapaxes(-1, -2) @ v  # pattern @ v: [..., H, T, d_head]
     attn_out = _merge(z) @ params.W_O  # [..., T, d_model] @ [d_model, d_model]
-    return Attended(q_scaled=q_scaled, k=k, v=v, pattern_t=p_t, z=z, attn_out=attn_out)
+    return Attended(q_scaled, k, v, p_t, z, attn_out, w_qkv)
 
 
 def attend_backward(a: Attended, params: Params, d_attn_out: np.ndarray) -> np.ndarray:
@@ -216,13 +219,18 @@ def attend_backward(a: Attended, params: Params, d_attn_out: np.ndarray) -> np.n
     d_t *= a.pattern_t  # d scaled, transposed
     d_q = (d_t.swapaxes(-1, -2) @ a.k) / np.sqrt(d_head)  # d scaled @ k, then through the scale
     d_k = d_t @ a.q_scaled  # d scaledᵀ @ q_scaled
-    pairs = ((d_q, params.W_Q), (d_k, params.W_K), (d_v, params.W_V))
-    return sum(_merge(d) @ _flat(w).T for d, w in pairs)  # [..., T, d_model]
+    return sum(_merge(d) @ w.T for d, w in zip((d_q, d_k, d_v), a.w_qkv))  # [..., T, d_model]
 
 
-def _rows(variants: tuple[str, ...], name: str) -> list[int]:
-    """Which stacks of a batch are wired as ``name``."""
-    return [i for i, v in enumerate(variants) if v == name]
+def _rows(variants: tuple[str, ...], name: str) -> slice | list[int]:
+    """Which stacks of a batch are wired as ``name``: a slice when they stand together (as in
+    VARIANTS: a view, where a list of rows would copy them), else their list."""
+    rows = [i for i, v in enumerate(variants) if v == name]
+    if not rows:
+        return slice(0, 0)
+    if rows == list(range(rows[0], rows[-1] + 1)):
+        return slice(rows[0], rows[-1] + 1)
+    return rows
 
 
 def layer_forward(
@@ -289,14 +297,16 @@ def depth_stacks(
         grad = layer_backward(xs[i], params[i], variants, passes[i], grad)
         grad_norm[i] = np.linalg.norm(grad, axis=(-2, -1))
     x_all = xs.swapaxes(0, 1)  # [V, L+1, T, d_model]
+    # every stack's measures at once: [L+1, V] each
+    sizes, alike, spread = rms(xs), mean_cosine(xs), rank_one_distance(xs)
     return {
         v: DepthStack(
             variant=v,
             params=params,
             x=x_all[i],
-            rms=rms(x_all[i]),
-            similarity=mean_cosine(x_all[i]),
-            collapse=rank_one_distance(x_all[i]),
+            rms=sizes[:, i],
+            similarity=alike[:, i],
+            collapse=spread[:, i],
             probe=target,
             grad_norm=grad_norm[:, i],
         )

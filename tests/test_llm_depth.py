@@ -221,3 +221,20 @@ def test_every_layer_count_runs() -> None:
         assert st.x.shape == (n_layers + 1, 4, 16)
         for curve in (st.rms, st.similarity, st.collapse, st.grad_norm):
             assert curve.shape == (n_layers + 1,) and np.all(np.isfinite(curve))
+
+
+def test_a_batch_wired_in_any_order_is_each_stack_on_its_own() -> None:
+    # pre_ln rows 0 and 2 apart (a list of rows), residual and none alone (slices)
+    cfg = llm.AttentionConfig(d_model=8, n_heads=2, seed=5)
+    p = depth.layer_params(cfg, 1)[0]
+    rng = np.random.default_rng(6)
+    x, d = rng.standard_normal((4, 5, 8)), rng.standard_normal((4, 5, 8))
+    wiring = ("pre_ln", "residual", "pre_ln", "none")
+    out, passed = depth.layer_forward(x, p, wiring)
+    d_x = depth.layer_backward(x, p, wiring, passed, d)
+    for i, variant in enumerate(wiring):
+        one_out, one_pass = depth.layer_forward(x[i : i + 1], p, (variant,))
+        one_d = depth.layer_backward(x[i : i + 1], p, (variant,), one_pass, d[i : i + 1])
+        np.testing.assert_allclose(out[i], one_out[0], rtol=0, atol=1e-14)
+        np.testing.assert_allclose(d_x[i], one_d[0], rtol=0, atol=1e-13)
+    assert not np.allclose(out[0], out[1])  # pre_ln reads LN(x), residual x
