@@ -20,7 +20,7 @@ PAGES = {
     "mix": ("mix_code", MIX_TEXT, "z"),
     "layernorm": ("layernorm_code", LAYERNORM_TEXT, "ln_out"),
 }
-NUMBER = re.compile(r"(\d\.\de[+-]\d\d)\.?$")
+NUMBER = re.compile(r"(\d[.,]\de[+-]\d\d)\.?$")  # French writes a decimal comma
 
 
 def note(page: str, link: dict[str, str]) -> tuple[str, float]:
@@ -31,7 +31,7 @@ def note(page: str, link: dict[str, str]) -> tuple[str, float]:
     start = text[lang]["engine_note"].split("{diff}")[0]
     (caption,) = [c.value for c in at.main.caption if c.value.startswith(start)]
     (shown,) = NUMBER.findall(caption)
-    return caption, float(shown)
+    return caption, float(shown.replace(",", "."))
 
 
 def direct(page: str, link: dict[str, str]) -> float:
@@ -61,6 +61,8 @@ def test_the_note_in_french(page: str) -> None:
     caption, shown = note(page, {"lang": "fr", "seed": "3"})
     assert caption.startswith("Les nombres ci-dessus viennent du moteur vectorisé")
     assert 0.0 <= shown < 1e-12
+    if shown:
+        assert re.search(r"\d,\de[+-]\d\d\.?$", caption)  # the decimal comma, as the chapters write
 
 
 def test_a_closed_code_section_measures_nothing() -> None:
