@@ -154,7 +154,7 @@ def test_french_page_has_the_french_template_and_messages() -> None:
     assert at.text_area(key="code_softmax").value == CELLS["softmax"]["fr"]["template"]
     check(at, "softmax", "def scale_mask_softmax(scores, d_k, causal):\n    return []\n")
     (error,) = at.error
-    assert "Mauvaise forme : attendu [5 × 5], reçu [0 × 0]." in shown(error)
+    assert "Mauvaise forme\u00a0: attendu [5 × 5], reçu [0 × 0]." in shown(error)
 
 
 def test_an_untouched_template_follows_the_language_and_own_code_stays() -> None:

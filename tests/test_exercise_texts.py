@@ -141,7 +141,7 @@ def test_french_typography(cell_id: str) -> None:
     for key in ("title", "instructions", "hint"):
         assert "'" not in prose(texts[key]), (cell_id, key)
     assert not re.search(r"\w'\w", comments), cell_id  # l’entrée, not l'entrée
-    assert texts["title"].startswith("À toi : ")
+    assert texts["title"].startswith("À toi\u00a0: ")  # a no-break space before the colon
     assert TEXTS[cell_id]["en"]["title"].startswith("Your turn: ")
 
 

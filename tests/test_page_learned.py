@@ -132,7 +132,7 @@ def test_a_step_that_is_not_a_checkpoint_is_repaired(step: str) -> None:
 
 def test_a_bad_step_in_french() -> None:
     warning = "\n".join(w.value for w in opened(step="-1", lang="fr").warning)
-    assert "n’est pas un des points de sauvegarde ; le pas 1500 est montré" in warning
+    assert "n’est pas un des points de sauvegarde\u00a0; le pas 1500 est montré" in warning
 
 
 def test_unknown_words_are_named_and_the_default_sentence_is_shown() -> None:

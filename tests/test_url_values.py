@@ -97,7 +97,7 @@ def warning_text(at: AppTest) -> str:
         (
             "fr",
             "9",
-            "Le token 9 n’existe pas dans cette phrase (5 tokens, positions 0 à 4) ; "
+            "Le token 9 n’existe pas dans cette phrase (5 tokens, positions 0 à 4)\u00a0; "
             "on suit le token 4 à la place.",
         ),
     ],

@@ -21,8 +21,8 @@ def matmul(x, w):
             "hint": "`list(zip(*w))` gives the columns of `w`; each output cell is the dot product of a row of `x` with a column of `w`. The result has `len(x)` rows and `len(w[0])` columns.",
         },
         "fr": {
-            "title": "À toi : la multiplication de matrices pour Q",
-            "instructions": "Écris la multiplication de matrice pour Q. La même routine sert pour K et V. `matmul(x, w)` reçoit l’entrée `x` = X, `[T, d_model]` (T tokens, une ligne chacun), et une matrice apprise `w` = W_Q de la tête affichée, `[d_model, d_head]` ; elle retourne `x · w`, `[T, d_head]` : chaque ligne est la query d’un token. Aucun helper n’est défini pour cette cellule : écris-la avec des boucles ou des compréhensions (tu peux définir ton propre `dot` au-dessus). Ta fonction est vérifiée sur les réglages actuels de la page, avec W_Q, puis W_K et W_V de la tête affichée, puis sur des cas aléatoires cachés d’autres formes (`[n, k] · [k, m]` donne `[n, m]`).",
+            "title": "À toi : la multiplication de matrices pour Q",
+            "instructions": "Écris la multiplication de matrice pour Q. La même routine sert pour K et V. `matmul(x, w)` reçoit l’entrée `x` = X, `[T, d_model]` (T tokens, une ligne chacun), et une matrice apprise `w` = W_Q de la tête affichée, `[d_model, d_head]` ; elle retourne `x · w`, `[T, d_head]` : chaque ligne est la query d’un token. Aucun helper n’est défini pour cette cellule : écris-la avec des boucles ou des compréhensions (tu peux définir ton propre `dot` au-dessus). Ta fonction est vérifiée sur les réglages actuels de la page, avec W_Q, puis W_K et W_V de la tête affichée, puis sur des cas aléatoires cachés d’autres formes (`[n, k] · [k, m]` donne `[n, m]`).",
             "template": """\
 def matmul(x, w):
     # 'x' est l’entrée X, de forme [T, d_model] : une ligne par token.
@@ -38,7 +38,7 @@ def matmul(x, w):
     # d’un token.
     return []
 """,
-            "hint": "`list(zip(*w))` donne les colonnes de `w` ; chaque case du résultat est le produit scalaire d’une ligne de `x` et d’une colonne de `w`. Le résultat a `len(x)` lignes et `len(w[0])` colonnes.",
+            "hint": "`list(zip(*w))` donne les colonnes de `w` ; chaque case du résultat est le produit scalaire d’une ligne de `x` et d’une colonne de `w`. Le résultat a `len(x)` lignes et `len(w[0])` colonnes.",
         },
     },
     "scores": {
@@ -64,8 +64,8 @@ def attention_scores(q, k):
             "hint": "Loop over the queries for the rows and over the keys for the columns. S is usually not symmetric, so `S[i][j]` must use `q[i]` and `k[j]`, not the other way round.",
         },
         "fr": {
-            "title": "À toi : scorer chaque paire",
-            "instructions": "On demande maintenant : à quel point chaque query s’intéresse à chaque key ? La réponse standard est un produit scalaire. `attention_scores(q, k)` reçoit les queries `q` et les keys `k` de la tête affichée, toutes deux `[T, d_head]`, et retourne S, `[T, T]`, où `S[i][j] = q[i] · k[j]` signifie : “à quel point le token j est pertinent pour le token i ?” (lignes = query, colonnes = key ; pas encore de division par √d_k, c’est l’étape suivante). `dot(a, b)` est déjà défini : tu peux l’appeler. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes.",
+            "title": "À toi : scorer chaque paire",
+            "instructions": "On demande maintenant : à quel point chaque query s’intéresse à chaque key ? La réponse standard est un produit scalaire. `attention_scores(q, k)` reçoit les queries `q` et les keys `k` de la tête affichée, toutes deux `[T, d_head]`, et retourne S, `[T, T]`, où `S[i][j] = q[i] · k[j]` signifie : “à quel point le token j est pertinent pour le token i ?” (lignes = query, colonnes = key ; pas encore de division par √d_k, c’est l’étape suivante). `dot(a, b)` est déjà défini : tu peux l’appeler. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes.",
             "template": """\
 def attention_scores(q, k):
     # 'q' contient les queries, de forme [T, d_head] :
@@ -84,7 +84,7 @@ def attention_scores(q, k):
     # Retourne la matrice S [T, T].
     return []
 """,
-            "hint": "Parcours les queries pour les lignes et les keys pour les colonnes. S n’est en général pas symétrique : `S[i][j]` doit utiliser `q[i]` et `k[j]`, pas l’inverse.",
+            "hint": "Parcours les queries pour les lignes et les keys pour les colonnes. S n’est en général pas symétrique : `S[i][j]` doit utiliser `q[i]` et `k[j]`, pas l’inverse.",
         },
     },
     "softmax": {
@@ -112,8 +112,8 @@ def scale_mask_softmax(scores, d_k, causal):
             "hint": 'Work on one row at a time with `enumerate`, so you know both i and j: scale and mask the row first, then subtract its max before `exp` (with `float("-inf")`, the masked cells become exactly 0). The softmax runs along a row, never down a column.',
         },
         "fr": {
-            "title": "À toi : échelle, masque, softmax",
-            "instructions": "Les scores ne sont pas encore des probabilités. Deux transformations les convertissent ligne par ligne : diviser par √d_k, puis appliquer softmax à chaque ligne. `scale_mask_softmax(scores, d_k, causal)` reçoit les scores S, `[T, T]`, la taille d’une key `d_k` (= d_head, un entier) et `causal`, True ou False : quand il vaut True, chaque case `j > i` (le futur) est masquée avant la softmax, pour que sa probabilité finisse exactement à 0. Retourne le motif A, `[T, T]`, dont chaque ligne somme à 1 ; aucun helper n’est défini pour cette cellule, mais `exp` et `sqrt` (ou `math.exp`, `math.sqrt`) sont disponibles. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes, avec et sans masque.",
+            "title": "À toi : échelle, masque, softmax",
+            "instructions": "Les scores ne sont pas encore des probabilités. Deux transformations les convertissent ligne par ligne : diviser par √d_k, puis appliquer softmax à chaque ligne. `scale_mask_softmax(scores, d_k, causal)` reçoit les scores S, `[T, T]`, la taille d’une key `d_k` (= d_head, un entier) et `causal`, True ou False : quand il vaut True, chaque case `j > i` (le futur) est masquée avant la softmax, pour que sa probabilité finisse exactement à 0. Retourne le motif A, `[T, T]`, dont chaque ligne somme à 1 ; aucun helper n’est défini pour cette cellule, mais `exp` et `sqrt` (ou `math.exp`, `math.sqrt`) sont disponibles. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes, avec et sans masque.",
             "template": """\
 def scale_mask_softmax(scores, d_k, causal):
     # 'scores' est S, de forme [T, T] :
@@ -133,7 +133,7 @@ def scale_mask_softmax(scores, d_k, causal):
     # Retourne le motif A [T, T] : chaque ligne somme à 1.
     return []
 """,
-            "hint": 'Travaille ligne par ligne avec `enumerate`, pour connaître à la fois i et j : mets la ligne à l’échelle et masque-la d’abord, puis soustrais son max avant `exp` (avec `float("-inf")`, les cases masquées deviennent exactement 0). La softmax se fait le long d’une ligne, jamais le long d’une colonne.',
+            "hint": 'Travaille ligne par ligne avec `enumerate`, pour connaître à la fois i et j : mets la ligne à l’échelle et masque-la d’abord, puis soustrais son max avant `exp` (avec `float("-inf")`, les cases masquées deviennent exactement 0). La softmax se fait le long d’une ligne, jamais le long d’une colonne.',
         },
     },
     "mix": {
@@ -157,8 +157,8 @@ def mix_values(pattern, v):
             "hint": "Row i of the output uses row i of the pattern, not column i: pair `pattern[i][j]` with the value row `v[j]`. `zip(pattern[i], v)` walks the probabilities and the value rows together.",
         },
         "fr": {
-            "title": "À toi : mélanger les values",
-            "instructions": "Dernière étape : la sortie de chaque token est une somme pondérée des value vectors. Sous forme matricielle : output = A · V. `mix_values(pattern, v)` reçoit le motif A de la tête affichée, `[T, T]`, et ses values `v`, `[T, d_head]` ; la ligne i de la sortie est `Σ_j A[i][j] × v[j]`, donc le résultat est `[T, d_head]`. Aucun helper n’est défini pour cette cellule. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes.",
+            "title": "À toi : mélanger les values",
+            "instructions": "Dernière étape : la sortie de chaque token est une somme pondérée des value vectors. Sous forme matricielle : output = A · V. `mix_values(pattern, v)` reçoit le motif A de la tête affichée, `[T, T]`, et ses values `v`, `[T, d_head]` ; la ligne i de la sortie est `Σ_j A[i][j] × v[j]`, donc le résultat est `[T, d_head]`. Aucun helper n’est défini pour cette cellule. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes.",
             "template": """\
 def mix_values(pattern, v):
     # 'pattern' est le motif d’attention A, de forme [T, T] :
@@ -174,7 +174,7 @@ def mix_values(pattern, v):
     # Retourne la sortie [T, d_head].
     return []
 """,
-            "hint": "La ligne i de la sortie utilise la ligne i du motif, pas la colonne i : associe `pattern[i][j]` à la ligne de values `v[j]`. `zip(pattern[i], v)` parcourt ensemble les probabilités et les lignes de values.",
+            "hint": "La ligne i de la sortie utilise la ligne i du motif, pas la colonne i : associe `pattern[i][j]` à la ligne de values `v[j]`. `zip(pattern[i], v)` parcourt ensemble les probabilités et les lignes de values.",
         },
     },
     "entropy": {
@@ -198,8 +198,8 @@ def head_entropies(patterns):
             "hint": "Work in two steps: first the entropy of one row, a sum over its probabilities that leaves out p = 0 (a comprehension can end with `if p > 0`); then the mean of those row entropies for one head. Mind the minus sign: every entropy is ≥ 0.",
         },
         "fr": {
-            "title": "À toi : l’entropie de chaque tête",
-            "instructions": "Une façon standard de quantifier la « concentration » d’une tête est l’entropie : `H = −Σ p log p`. Calcule l’entropie moyenne par tête. `head_entropies(patterns)` reçoit les motifs d’attention des H têtes, une liste de H matrices `[T, T]`, et retourne une liste de H nombres : pour chaque tête, la moyenne sur ses lignes de `−Σ p log p`, avec le logarithme naturel et `0 · log 0 = 0` (saute p = 0 : le masque causal laisse beaucoup de zéros exacts). Aucun helper n’est défini pour cette cellule, mais `log` (ou `math.log`) est disponible. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes et d’autres nombres de têtes.",
+            "title": "À toi : l’entropie de chaque tête",
+            "instructions": "Une façon standard de quantifier la « concentration » d’une tête est l’entropie : `H = −Σ p log p`. Calcule l’entropie moyenne par tête. `head_entropies(patterns)` reçoit les motifs d’attention des H têtes, une liste de H matrices `[T, T]`, et retourne une liste de H nombres : pour chaque tête, la moyenne sur ses lignes de `−Σ p log p`, avec le logarithme naturel et `0 · log 0 = 0` (saute p = 0 : le masque causal laisse beaucoup de zéros exacts). Aucun helper n’est défini pour cette cellule, mais `log` (ou `math.log`) est disponible. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes et d’autres nombres de têtes.",
             "template": """\
 def head_entropies(patterns):
     # 'patterns' est une liste de H motifs d’attention, un par tête,
@@ -215,7 +215,7 @@ def head_entropies(patterns):
     # Retourne une liste de H entropies, une par tête.
     return []
 """,
-            "hint": "Procède en deux étapes : d’abord l’entropie d’une ligne, une somme sur ses probabilités qui laisse de côté p = 0 (une compréhension peut finir par `if p > 0`) ; puis la moyenne de ces entropies de lignes pour une tête. Attention au signe moins : toute entropie est ≥ 0.",
+            "hint": "Procède en deux étapes : d’abord l’entropie d’une ligne, une somme sur ses probabilités qui laisse de côté p = 0 (une compréhension peut finir par `if p > 0`) ; puis la moyenne de ces entropies de lignes pour une tête. Attention au signe moins : toute entropie est ≥ 0.",
         },
     },
     "combine": {
@@ -237,8 +237,8 @@ def combine_heads(head_outputs, w_o):
             "hint": "With lists, `+` glues two rows end to end: `[1, 2] + [3]` is `[1, 2, 3]`. Build row i of the concatenation from row i of every head, in head order, then a single `matmul` does the projection.",
         },
         "fr": {
-            "title": "À toi : combiner les têtes",
-            "instructions": "La cellule combine les sorties des têtes : les concaténer sur l’axe des features, puis projeter le résultat à travers un W_O appris. `combine_heads(head_outputs, w_o)` reçoit une liste de H sorties de têtes, chacune `[T, d_head]`, et la projection de sortie `w_o`, `[d_model, d_model]` avec d_model = H × d_head ; elle retourne le résultat `[T, d_model]`. Le script définit `matmul(a, b)` : tu peux l’appeler. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes et d’autres nombres de têtes.",
+            "title": "À toi : combiner les têtes",
+            "instructions": "La cellule combine les sorties des têtes : les concaténer sur l’axe des features, puis projeter le résultat à travers un W_O appris. `combine_heads(head_outputs, w_o)` reçoit une liste de H sorties de têtes, chacune `[T, d_head]`, et la projection de sortie `w_o`, `[d_model, d_model]` avec d_model = H × d_head ; elle retourne le résultat `[T, d_model]`. Le script définit `matmul(a, b)` : tu peux l’appeler. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes et d’autres nombres de têtes.",
             "template": """\
 def combine_heads(head_outputs, w_o):
     # 'head_outputs' est une liste de H sorties de têtes,
@@ -254,7 +254,7 @@ def combine_heads(head_outputs, w_o):
     # 3. Retourne le résultat [T, d_model].
     return []
 """,
-            "hint": "Avec des listes, `+` colle deux lignes bout à bout : `[1, 2] + [3]` vaut `[1, 2, 3]`. Construis la ligne i de la concaténation à partir de la ligne i de chaque tête, dans l’ordre des têtes, puis un seul `matmul` fait la projection.",
+            "hint": "Avec des listes, `+` colle deux lignes bout à bout : `[1, 2] + [3]` vaut `[1, 2, 3]`. Construis la ligne i de la concaténation à partir de la ligne i de chaque tête, dans l’ordre des têtes, puis un seul `matmul` fait la projection.",
         },
     },
     "add_norm": {
@@ -278,8 +278,8 @@ def add_and_norm(x, sublayer_out, eps):
             "hint": "Normalize the rows of the sum `x + sublayer_out`, not of `x` alone. The variance is the mean of `(value - mean) ** 2` over the row: divide by `len(row)`, not `len(row) - 1`, and put eps inside the square root.",
         },
         "fr": {
-            "title": "À toi : résiduel + LayerNorm",
-            "instructions": "Exécute la recette de chaque sous-couche : la connexion résiduelle `x + sublayer(x)`, puis la LayerNorm. `add_and_norm(x, sublayer_out, eps)` reçoit l’input d’origine `x` (X, `[T, d_model]`) et `sublayer_out` (la sortie multi-têtes, de même forme), plus un petit `eps` pour la stabilité numérique dans la division par l’écart-type (l’eps de la page, 1e-5 dans le chapitre). Retourne la matrice normalisée `[T, d_model]` : chaque ligne de la somme moins sa moyenne, divisée par `√(var + eps)`, pour que chaque ligne ait une moyenne ≈ 0 et un écart-type ≈ 1. Aucun helper n’est défini pour cette cellule, mais `sqrt` (ou `math.sqrt`) est disponible. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes.",
+            "title": "À toi : résiduel + LayerNorm",
+            "instructions": "Exécute la recette de chaque sous-couche : la connexion résiduelle `x + sublayer(x)`, puis la LayerNorm. `add_and_norm(x, sublayer_out, eps)` reçoit l’input d’origine `x` (X, `[T, d_model]`) et `sublayer_out` (la sortie multi-têtes, de même forme), plus un petit `eps` pour la stabilité numérique dans la division par l’écart-type (l’eps de la page, 1e-5 dans le chapitre). Retourne la matrice normalisée `[T, d_model]` : chaque ligne de la somme moins sa moyenne, divisée par `√(var + eps)`, pour que chaque ligne ait une moyenne ≈ 0 et un écart-type ≈ 1. Aucun helper n’est défini pour cette cellule, mais `sqrt` (ou `math.sqrt`) est disponible. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes.",
             "template": """\
 def add_and_norm(x, sublayer_out, eps):
     # 'x' est le X d’origine (l’entrée de la sous-couche d’attention).
@@ -294,7 +294,7 @@ def add_and_norm(x, sublayer_out, eps):
     # doit avoir une moyenne ≈ 0 et un écart-type ≈ 1.
     return sublayer_out
 """,
-            "hint": "Normalise les lignes de la somme `x + sublayer_out`, pas celles de `x` seul. La variance est la moyenne de `(value - mean) ** 2` sur la ligne : divise par `len(row)`, pas par `len(row) - 1`, et mets eps sous la racine carrée.",
+            "hint": "Normalise les lignes de la somme `x + sublayer_out`, pas celles de `x` seul. La variance est la moyenne de `(value - mean) ** 2` sur la ligne : divise par `len(row)`, pas par `len(row) - 1`, et mets eps sous la racine carrée.",
         },
     },
     "attention": {
@@ -322,8 +322,8 @@ def causal_attention(x, wq, wk, wv):
             "hint": "`d_k` is the number of columns of k, `len(k[0])`. Grow the output row by row with `out.append(row)`, as the chapter does, or build it with one comprehension over `enumerate(q)`.",
         },
         "fr": {
-            "title": "À toi : l’attention causale en une fonction",
-            "instructions": "Maintenant toute la tête en une fonction, comme dans le `llm/attention.py` du chapitre : `causal_attention(x, wq, wk, wv)` reçoit l’entrée `x`, `[T, d_model]`, et les trois matrices apprises W_Q, W_K, W_V de la tête affichée, chacune `[d_model, d_head]`, et retourne la sortie `[T, d_head]`. Le masque causal est crucial, et toujours actif ici : le token i ne peut lire que 0..i. Le script définit `dot(a, b)`, `softmax(values)` (une ligne de scores vers une distribution) et `matmul(x, w)` : tu peux les appeler. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes.",
+            "title": "À toi : l’attention causale en une fonction",
+            "instructions": "Maintenant toute la tête en une fonction, comme dans le `llm/attention.py` du chapitre : `causal_attention(x, wq, wk, wv)` reçoit l’entrée `x`, `[T, d_model]`, et les trois matrices apprises W_Q, W_K, W_V de la tête affichée, chacune `[d_model, d_head]`, et retourne la sortie `[T, d_head]`. Le masque causal est crucial, et toujours actif ici : le token i ne peut lire que 0..i. Le script définit `dot(a, b)`, `softmax(values)` (une ligne de scores vers une distribution) et `matmul(x, w)` : tu peux les appeler. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes.",
             "template": """\
 def causal_attention(x, wq, wk, wv):
     # 'x' est l’entrée X, de forme [T, d_model].
@@ -369,8 +369,8 @@ def stack_post_ln(x, ws, eps):
             "hint": "Write `add` and `layer_norm` first (as on page 7), then one loop over `ws` that replaces `x` with `layer_norm(add(x, matmul(x, w)), eps)`. The residual is added before the LayerNorm, not after it; and every layer must read the `x` of the layer before, not the input.",
         },
         "fr": {
-            "title": "À toi : la recette, couche après couche",
-            "instructions": "Empile la recette du chapitre : chaque couche fait `x = LayerNorm(x + sublayer(x))`, et la couche suivante lit ce que celle-ci retourne. `stack_post_ln(x, ws, eps)` reçoit l’entrée `x` (X, `[T, d_model]`), une liste `ws` de L matrices `[d_model, d_model]`, une par couche, et l’`eps` de la LayerNorm. Pour garder la cellule courte, la sous-couche de la couche l est l’application linéaire `matmul(x, ws[l])` au lieu d’une attention entière (ici, le W_O de la couche l, tiré comme sur cette page) : la recette autour est la même. La LayerNorm normalise chaque ligne séparément, avec la variance de la population et eps sous la racine carrée, sans gain ni biais. Retourne la sortie `[T, d_model]` de la dernière couche. Le script définit `matmul(a, b)` : tu peux l’appeler, et `sqrt` (ou `math.sqrt`) est disponible. Ta fonction est vérifiée sur les réglages actuels de la page (le X de la page et ses premières couches, jusqu’à 6), puis sur des cas aléatoires cachés d’autres formes et d’autres nombres de couches.",
+            "title": "À toi : la recette, couche après couche",
+            "instructions": "Empile la recette du chapitre : chaque couche fait `x = LayerNorm(x + sublayer(x))`, et la couche suivante lit ce que celle-ci retourne. `stack_post_ln(x, ws, eps)` reçoit l’entrée `x` (X, `[T, d_model]`), une liste `ws` de L matrices `[d_model, d_model]`, une par couche, et l’`eps` de la LayerNorm. Pour garder la cellule courte, la sous-couche de la couche l est l’application linéaire `matmul(x, ws[l])` au lieu d’une attention entière (ici, le W_O de la couche l, tiré comme sur cette page) : la recette autour est la même. La LayerNorm normalise chaque ligne séparément, avec la variance de la population et eps sous la racine carrée, sans gain ni biais. Retourne la sortie `[T, d_model]` de la dernière couche. Le script définit `matmul(a, b)` : tu peux l’appeler, et `sqrt` (ou `math.sqrt`) est disponible. Ta fonction est vérifiée sur les réglages actuels de la page (le X de la page et ses premières couches, jusqu’à 6), puis sur des cas aléatoires cachés d’autres formes et d’autres nombres de couches.",
             "template": """\
 def stack_post_ln(x, ws, eps):
     # 'x' est l’entrée X, de forme [T, d_model] : une ligne par token.
@@ -389,7 +389,7 @@ def stack_post_ln(x, ws, eps):
     # Retourne la sortie [T, d_model] de la dernière couche.
     return []
 """,
-            "hint": "Écris d’abord `add` et `layer_norm` (comme à la page 7), puis une seule boucle sur `ws` qui remplace `x` par `layer_norm(add(x, matmul(x, w)), eps)`. Le résiduel s’ajoute avant la LayerNorm, pas après ; et chaque couche doit lire le `x` de la couche d’avant, pas l’entrée.",
+            "hint": "Écris d’abord `add` et `layer_norm` (comme à la page 7), puis une seule boucle sur `ws` qui remplace `x` par `layer_norm(add(x, matmul(x, w)), eps)`. Le résiduel s’ajoute avant la LayerNorm, pas après ; et chaque couche doit lire le `x` de la couche d’avant, pas l’entrée.",
         },
     },
 }

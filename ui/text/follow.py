@@ -10,7 +10,7 @@ TEXT = {
     "fr": {
         "pick": "Suivre un token",
         "help": "Sa ligne est entourée dans chaque heatmap de la page (ligne = le token en query). Les flèches passent d’une pastille à l’autre, Entrée ou Espace en choisit une.",
-        "following": "On suit **{label}** (position {i}) : sa ligne est entourée.",
-        "reset": "Le token {value} n’existe pas dans cette phrase ({n_tokens} tokens, positions 0 à {high}) ; on suit le token {used} à la place.",
+        "following": "On suit **{label}** (position {i}) : sa ligne est entourée.",
+        "reset": "Le token {value} n’existe pas dans cette phrase ({n_tokens} tokens, positions 0 à {high}) ; on suit le token {used} à la place.",
     },
 }
