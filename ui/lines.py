@@ -14,12 +14,47 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ui.labels import label_px
 from ui.style import MUTED, PLAIN, Look
 from ui.wire import Spec, fast_figure
 
 PALETTE = ("#1f5fa8", "#e08a1e", "#2a9d8f", "#8e5ea2")  # bar_chart's, for the same eyes
 DECADES = 2.0  # a log axis when the largest positive value is 10² times the smallest or more
 WIDTH = {None: 2.0, True: 3.5, False: 1.8}  # a line's width: no series bold, the bold one, others
+# The figure stretches to its column, which the server does not know: titles wrap and gaps are
+# sized for the narrowest column it is drawn in (px): a 1280 × 720 screen at 150 % with the
+# sidebar open, a phone of 390 px.
+NARROWEST = {False: 500.0, True: 350.0}
+MARGIN = {"l": 72, "r": 16}  # y tick labels of up to four characters and the y axis title
+GAP_PX = 72  # between two plots of a row: the right one's y tick labels and axis title
+BELOW_PX = 58  # under a row's plots: the x tick labels and the x axis title
+TITLE_PX = 17  # one line of a plot's title (13 px, bold)
+LEGEND_PX = 24  # one row of the legend
+
+
+def wrap(title: str, length: float) -> list[str]:
+    """A plot's title as lines of at most ``length`` px at 13 px bold (a word longer than that
+    stays whole), split at spaces."""
+    lines: list[str] = []
+    for word in title.split(" "):
+        joined = f"{lines[-1]} {word}" if lines else word
+        if lines and label_px(joined) * 13 / 12 * 1.1 <= length:
+            lines[-1] = joined
+        else:
+            lines.append(word)
+    return lines
+
+
+def legend_rows(names: Sequence[str], length: float) -> int:
+    """How many rows a horizontal legend of these names takes in ``length`` px (each entry
+    its line sample, its name and a gap: about 40 px beside the text)."""
+    rows, used = 1, 0.0
+    for name in names:
+        entry = label_px(name) + 40.0
+        if used and used + entry > length:
+            rows, used = rows + 1, 0.0
+        used += entry
+    return rows
 
 
 def spans_decades(series: dict[str, Sequence[float]], decades: float = DECADES) -> bool:
@@ -93,10 +128,22 @@ def line_panels(
     """
     n = len(panels)
     per_row = 1 if phone else n
-    gap = 0.08 if per_row > 1 else 0.0
-    width = (1.0 - gap * (per_row - 1)) / per_row
     rows = -(-n // per_row)
-    row_gap = 0.16 if rows > 1 else 0.0
+    plot_px = NARROWEST[phone] - MARGIN["l"] - MARGIN["r"]  # the narrowest the plots are drawn
+    gap = GAP_PX / plot_px if per_row > 1 else 0.0
+    width = (1.0 - gap * (per_row - 1)) / per_row
+    # a title may reach over the gap to the next plot of its row, or into the right margin
+    room = [
+        (width + gap) * plot_px if k % per_row < per_row - 1 else width * plot_px + MARGIN["r"]
+        for k in range(n)
+    ]
+    titles = [wrap(panel.title, room[k]) if panel.title else [] for k, panel in enumerate(panels)]
+    top_px = 34 + TITLE_PX * (max(1, *map(len, titles)) - 1)
+    names = list(dict.fromkeys(name for panel in panels for name in panel.series))
+    legend_px = LEGEND_PX * legend_rows(names, NARROWEST[phone]) if len(names) > 1 else 0
+    bottom_px = BELOW_PX + legend_px + 14
+    paper_px = height * rows - top_px - bottom_px  # the plots' area, gaps between rows included
+    row_gap = (BELOW_PX + top_px) / paper_px if rows > 1 else 0.0
     tall = (1.0 - row_gap * (rows - 1)) / rows
     colours: dict[str, str] = {}
     data, shapes, notes = [], [], []
@@ -120,9 +167,14 @@ def line_panels(
         }
         if panel.title:
             notes.append(
-                {"text": f"<b>{panel.title}</b>", "x": left, "xanchor": "left", "xref": "paper"}
+                {
+                    "text": "<br>".join(f"<b>{line}</b>" for line in titles[k]),
+                    "x": left,
+                    "xanchor": "left",
+                    "xref": "paper",
+                }
                 | {"y": top, "yanchor": "bottom", "yref": "paper", "showarrow": False, "yshift": 6}
-                | {"font": {"size": 13}}
+                | {"font": {"size": 13}, "align": "left"}
             )
         for name, values in panel.series.items():
             first = name not in colours
@@ -159,9 +211,11 @@ def line_panels(
         shapes=shapes,
         annotations=notes,
         height=height * rows,
-        margin={"l": 60, "r": 16, "t": 34, "b": 96},
+        margin=MARGIN | {"t": top_px, "b": bottom_px},
         showlegend=len(colours) > 1,
-        legend={"orientation": "h", "x": 0, "xanchor": "left", "y": -0.3 / rows, "yanchor": "top"},
+        # under the last row's x axis title, where no plot's text reaches
+        legend={"orientation": "h", "x": 0, "xanchor": "left", "yanchor": "top"}
+        | {"y": -BELOW_PX / paper_px},
         hovermode="closest",
         separators=look.separators(),
     )
