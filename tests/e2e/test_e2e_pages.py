@@ -63,13 +63,16 @@ def test_phone_viewport(browser: Browser, server: Server) -> None:
         main = page.locator("[data-testid='stMain']")  # Streamlit scrolls the lesson in here
         assert main.evaluate("el => el.scrollWidth <= el.clientWidth")
         charts = page.locator(".js-plotly-plot")
-        assert charts.count() == 3  # scaled scores, masked scores, pattern
-        for i in range(3):
+        # the causal mask is on: scaled scores, masked scores, pattern, the rows' entropy
+        # (bars) and why √d_k (three line plots, one under the other on a phone)
+        assert charts.count() == 5
+        for i in range(5):
             charts.nth(i).scroll_into_view_if_needed()
             assert charts.nth(i).is_visible()
             box = charts.nth(i).bounding_box()
             assert box is not None
             # one chart per row, most of the screen wide, tall enough for 5 rows of numbers
+            # (the bars are 280 px, the three line plots 3 × 300 px)
             assert 0.7 * PHONE[0] <= box["width"] <= PHONE[0], box
             assert box["height"] >= 240, box
             assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE[0], box
