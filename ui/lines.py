@@ -141,7 +141,7 @@ def line_panels(
     top_px = 34 + TITLE_PX * (max(1, *map(len, titles)) - 1)
     names = list(dict.fromkeys(name for panel in panels for name in panel.series))
     legend_px = LEGEND_PX * legend_rows(names, NARROWEST[phone]) if len(names) > 1 else 0
-    bottom_px = BELOW_PX + legend_px + 14
+    bottom_px = BELOW_PX + legend_px + 20
     paper_px = height * rows - top_px - bottom_px  # the plots' area, gaps between rows included
     row_gap = (BELOW_PX + top_px) / paper_px if rows > 1 else 0.0
     tall = (1.0 - row_gap * (rows - 1)) / rows
