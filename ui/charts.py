@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ui.labels import axis_margins, label_px
+from ui.labels import axis_margins, fit_lines, label_px
 from ui.style import MUTED, PLAIN, Look
 from ui.wire import Spec, fast_figure
 
@@ -94,6 +94,9 @@ def _bar_text(value: float | None, digits: int, look: Look) -> str:
     return look.number(round(value, digits) + 0.0, digits)
 
 
+PHONE_PX = 350  # the narrowest column a phone gives a chart (390 px less the page's padding)
+
+
 def bar_chart(
     series: dict[str, Sequence[float | None]],
     categories: Sequence[str],
@@ -157,12 +160,20 @@ def bar_chart(
         "l": 80,
         "r": math.ceil(max(label_px(label) for _, label in lines) + 18) if lines else 12,
         "t": 36 if title else 12,
-        "b": below + (52 if legend else 0),
+        "b": below + (56 if legend else 0),
     }
-    plot_px = height - margin["t"] - margin["b"]  # the plot area's height
     per_category = 48 if barmode == "relative" else 12 + 24 * len(series)
     plot_w = max(200, len(categories) * per_category)
-    width = max(margin["l"] + plot_w + margin["r"], math.ceil(label_px(title) * 14 / 12 * 1.1) + 16)
+    title_px = math.ceil(label_px(title) * 14 / 12 * 1.1) + 16
+    if look.phone and max(margin["l"] + plot_w + margin["r"], title_px) > PHONE_PX:
+        # a phone's column: the plot gives way (down to 120 px) and the title takes two lines
+        plot_w = max(120, PHONE_PX - margin["l"] - margin["r"])
+        if title_px > PHONE_PX:
+            title = fit_lines(title, PHONE_PX - 16)
+            margin["t"] += 18 if "<br>" in title else 0
+            title_px = PHONE_PX
+    width = max(margin["l"] + plot_w + margin["r"], title_px)
+    plot_px = height - margin["t"] - margin["b"]  # the plot area's height
     layout = {
         "xaxis": xaxis,
         "yaxis": {"title": {"text": y_title}, "rangemode": "tozero"},

@@ -82,7 +82,7 @@ def head_view(
             "type": "scatter",
             "mode": "text",
             "x": [x] * t,
-            "y": rows,
+            "y": rows.tolist(),  # a list: a typed array is drawn twice
             "text": bold,
             "textposition": f"middle {side}",
             "textfont": {"size": round(13 * scale)},

@@ -51,7 +51,7 @@ PHONE = (390, 844)
 
 
 def test_phone_viewport(browser: Browser, server: Server) -> None:
-    session = new_session(browser, server.url, viewport=PHONE)
+    session = new_session(browser, server.url, viewport=PHONE, user_agent=PHONE_AGENT)
     page = session.page
     try:
         page.goto(server.url + "/softmax")
