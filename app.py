@@ -1,6 +1,6 @@
 """Home page: what the lab is, the sentence as tokens, the steps with their shapes."""
 
-import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
 from ui.frame import frame
@@ -17,8 +17,9 @@ st.write(t("intro"))
 st.info(t("turn"), icon=":material/edit_note:")
 
 st.markdown(f"**{t('tokens')}**")
+# one row, a column per position; an Arrow table is what st.dataframe sends, built directly
 st.dataframe(
-    pd.DataFrame({"i": range(T), "token": s.lab.labels}).set_index("i").T,
+    pa.table({str(i): [label] for i, label in enumerate(s.lab.labels)}),
     hide_index=True,
     width="stretch",
 )
@@ -35,11 +36,10 @@ steps = [
     ("s_resid", "resid = X + attn_out", f"[{T} × {d}]", "page_layernorm"),
     ("s_ln", "(resid − μ) / √(σ² + ε)", f"[{T} × {d}]", "page_layernorm"),
 ]
+columns = ("col_step", "col_formula", "col_shape", "col_page")
+rows = [(t(step), formula, shape, s.t(page)) for step, formula, shape, page in steps]
 st.dataframe(
-    pd.DataFrame(
-        [(t(step), formula, shape, s.t(page)) for step, formula, shape, page in steps],
-        columns=[t("col_step"), t("col_formula"), t("col_shape"), t("col_page")],
-    ),
+    pa.table({t(name): list(column) for name, column in zip(columns, zip(*rows), strict=True)}),
     hide_index=True,
     width="stretch",
 )

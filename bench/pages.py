@@ -266,7 +266,7 @@ def compare(slugs: list[str], reruns: int, rounds: int) -> list[str]:
     On a shared machine a page's own time moves with the load; its ratio to a page measured in
     the same minutes moves much less, and the minimum of the CPU time least of all.
     """
-    files = {page_slug(path): path for path in page_files()}
+    files = {page_slug(path) or "home": path for path in page_files()}
     rows: dict[tuple[str, str, str], list[dict]] = {}
     with timed_apptest() as runner_cls:
         for r in range(rounds):
@@ -301,7 +301,7 @@ if __name__ == "__main__":
     import logging
 
     parser = argparse.ArgumentParser(description="A few pages' reruns against the first one.")
-    parser.add_argument("pages", help="comma list of slugs, the reference first: layernorm,depth")
+    parser.add_argument("pages", help="comma list of slugs (home: the home page), the reference first: layernorm,depth")
     parser.add_argument("--reruns", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()

@@ -96,12 +96,16 @@ def _browser_lang() -> str:
 
 def on_a_phone() -> bool:
     """Whether the browser says it is a phone (``Mobi`` in its user agent, as phones' browsers
-    send and tablets' do not). A figure cannot reflow to the screen's width as columns do."""
-    try:
-        agent = st.context.headers.get("User-Agent") or ""
-    except Exception:  # no browser session (a bare script run): not a phone
-        return False
-    return "Mobi" in agent
+    send and tablets' do not). A figure cannot reflow to the screen's width as columns do.
+    Read once a session: a browser keeps its user agent."""
+    ss = st.session_state
+    if "_phone" not in ss:
+        try:
+            agent = st.context.headers.get("User-Agent") or ""
+        except Exception:  # no browser session (a bare script run): not a phone
+            agent = ""
+        ss["_phone"] = "Mobi" in agent
+    return ss["_phone"]
 
 
 def frame(page: str, values: tuple[Value, ...] = ()) -> Settings:
@@ -120,8 +124,8 @@ def frame(page: str, values: tuple[Value, ...] = ()) -> Settings:
         layout="wide",
         initial_sidebar_state="collapsed" if present else "auto",
     )
-    st.html(CHART_CSS)  # the charts' text colours in the light and the dark theme
-    st.html(PRESENT_CSS if present else SWITCH_CSS)
+    # the charts' text colours in the light and the dark theme, and the presenter's look
+    st.html(CHART_CSS + (PRESENT_CSS if present else SWITCH_CSS))
     if "_url_checked" not in ss:
         # first run of a visit: the URL seeds the widgets; bad values are fixed on the next run,
         # when session state (no longer the URL) decides, so the corrected values reach the URL
@@ -184,17 +188,19 @@ def frame(page: str, values: tuple[Value, ...] = ()) -> Settings:
         st.error(pick(TEXT, lang, f"err_{err.code}", **err.params), icon=":material/error:")
         st.stop()
     n_tokens = len(lab.tokens)
+    tokens = t("one_token") if n_tokens == 1 else t("tokens", t=n_tokens)
     summary.caption(
         t(
             "summary",
-            tokens=t("one_token") if n_tokens == 1 else t("tokens", t=n_tokens),
+            tokens=tokens,
             d_model=cfg.d_model,
             n_heads=cfg.n_heads,
             d_head=cfg.d_head,
             seed=cfg.seed,
         )
+        + "\n\n"
+        + t("share")
     )
-    summary.caption(t("share"))
     sizes = Sizes(n_tokens=n_tokens, d_model=cfg.d_model, n_heads=cfg.n_heads)
     mine = page_values(values, sizes, lang)
     if bar is not None:
