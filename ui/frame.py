@@ -375,13 +375,24 @@ def _controls(
     if ss.get("embeddings") is not None and ss["embeddings"] not in kinds:
         ss["embeddings"] = "seeded"
         ss["_sync_url"] = True
+    # not bound to the URL: a bound radio writes the label it shows into the link, and the
+    # label is translated ("faits à la main"); the link keeps the value's own name instead
+    if "embeddings" not in ss:  # a visit's first run: the link's value (check_url checked it)
+        linked = st.query_params.get("embeddings")
+        ss["embeddings"] = linked if linked in kinds else "seeded"
     embeddings = st.radio(
         t("embeddings"),
         kinds,
+        format_func=lambda kind: t(f"emb_name_{kind}"),
         captions=[t(f"emb_{e}") for e in kinds],
         key="embeddings",
-        **bound,
+        persist_state="session",
     )
+    if st.query_params.get("embeddings", "seeded") != embeddings:
+        if embeddings == "seeded":  # the default stays out of the link, as a bound value's does
+            del st.query_params["embeddings"]
+        else:
+            st.query_params["embeddings"] = embeddings
     heads = list(range(n_heads))
     if ss.get("head") is not None and ss["head"] not in heads:
         ss["head"] = 0
