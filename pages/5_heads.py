@@ -8,10 +8,9 @@ from llm import analysis
 from llm.nn import attention_head, head_entropy, row_entropy
 from ui.charts import bar_chart
 from ui.exercise import your_turn
-from ui.follow import TOKEN, following, outline_row, token_chips
+from ui.follow import TOKEN, following, token_chips
 from ui.frame import frame
-from ui.grids import grid_figure
-from ui.headview import head_view, lines_of
+from ui.headview import head_view_figure, lines_of, patterns_figure
 from ui.sections import folded, show_code
 from ui.style import Look
 from ui.tables import matrix_table
@@ -51,24 +50,18 @@ else:
 st.write(t("patterns_intro"))
 i = token_chips(labels, s.lang, s.value("token"))
 st.caption(following(labels, i, s.lang))
-grid = grid_figure(
-    [head.pattern for head in trace.heads],
-    labels,
-    [labels] * cfg.n_heads,
-    [
-        t("head_title", h=h, label=t(kind), entropy=num(entropy, 2, s.lang))
-        for h, (kind, entropy) in enumerate(zip(kinds, entropies))
-    ],
-    zmin=0.0,
-    zmax=1.0,
-    masked=~trace.mask,
-    masked_label=t("masked_cell"),
-    x_title=t("key"),
-    y_title=t("query"),
-    scale_title=t("scale"),
-    look=Look.of(s),
-)
-show_figure(outline_row(grid, i, plots=cfg.n_heads), key="patterns")
+look = Look.of(s)
+# the lab's setting and the look: page 5's figures are built once for each (ui.headview)
+setting = {
+    "text": s.text,
+    "d_model": cfg.d_model,
+    "n_heads": cfg.n_heads,
+    "seed": cfg.seed,
+    "causal": s.causal,
+    "embeddings": cfg.embeddings,
+    "lang": s.lang,
+}
+show_figure(patterns_figure(token=i, phone=look.phone, scale=look.scale, **setting), key="patterns")
 
 st.subheader(t("headview"), anchor=False)
 st.write(t("headview_intro"))
@@ -85,17 +78,7 @@ with pick_col:
     )
 with view_col:
     if drawn:
-        view = head_view(
-            [head.pattern for head in trace.heads],
-            trace.mask,
-            labels,
-            sorted(drawn),
-            followed=i,
-            head_names=[t("bar_label", h=h) for h in range(cfg.n_heads)],
-            query_title=t("headview_query"),
-            key_title=t("headview_key"),
-            scale=Look.of(s).scale,
-        )
+        view = head_view_figure(heads=tuple(sorted(drawn)), token=i, scale=look.scale, **setting)
         show_figure(view, key="headview")
     else:
         st.info(t("headview_none"), icon=":material/info:")
@@ -144,7 +127,7 @@ show_figure(
         y_title=t("bars_y"),
         lines=lines,
         barmode="relative",
-        look=Look.of(s),
+        look=look,
     ),
     key="entropy_bars",
 )

@@ -66,8 +66,10 @@ def test_one_token_and_distinct_colours() -> None:
 @pytest.mark.parametrize("plots", [1, 4])
 def test_outline_sits_on_the_followed_row_of_every_plot(plots: int) -> None:
     trace, labels = _trace(True)
-    fig = heatmap(trace.heads[0].pattern, labels, labels)
-    outline_row(fig, 2, plots=plots)
+    base = heatmap(trace.heads[0].pattern, labels, labels)
+    fig = outline_row(base, 2, plots=plots)
+    assert followed_rows(base) == []  # the figure it starts from is left as it was
+    assert fig["data"] is base["data"]  # the same traces, not a copy
     rows = followed_rows(fig)
     assert rows == [("y" if k == 0 else f"y{k + 1}", 2.0) for k in range(plots)]
     assert np.array_equal(

@@ -7,6 +7,7 @@ the library's own conversion of the same input, and reads the numbers back.
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import zlib
@@ -19,7 +20,7 @@ import pyarrow as pa
 import pytest
 
 from tests.apptest_pages import array_of
-from ui import charts, grids, heatmaps, style, tables, wire
+from ui import charts, follow, grids, heatmaps, style, tables, wire
 
 LABELS = ["the", "cat", "sat", "on", "mat"]
 RNG = np.random.default_rng(7)
@@ -85,6 +86,41 @@ def test_sent_json_equals_plotlys_own(name: str) -> None:
     assert mine["layout"].pop("datarevision") == revision(mine["data"])
     assert mine == theirs
     assert "template" not in mine["layout"], "a template makes plotly.js draw the chart twice"
+
+
+@pytest.mark.parametrize("name", list(figures()))
+def test_a_kept_figure_sends_the_same_json_built_once(name: str) -> None:
+    """A kept figure (one a cache shares) sends byte for byte the JSON it sent before being
+    kept, from one wire form built on its first send; it cannot be changed, a copy can."""
+    spec = figures()[name]
+    before = pio.to_json(wire._Sendable(spec).to_dict(), validate=False)
+    kept = wire.keep(spec)
+    first, second = wire._Sendable(kept).to_dict(), wire._Sendable(kept).to_dict()
+    assert pio.to_json(first, validate=False) == before
+    assert pio.to_json(second, validate=False) == before
+    assert first["data"] is second["data"], "the traces' wire form is built once"
+    assert first["layout"] is not second["layout"]  # each send its own top level
+    with pytest.raises(TypeError):
+        kept["layout"]["height"] = 1
+    with pytest.raises(TypeError):
+        kept["data"].append({})
+    copied = copy.deepcopy(kept)
+    copied["layout"]["height"] = 1  # a copy is a plain figure again
+    assert type(copied["data"]) is list and kept["layout"]["height"] != 1
+
+
+def test_an_outline_on_a_kept_grid_shares_its_traces_wire_form() -> None:
+    spec = figures()["grid of four on one colour axis"]
+    kept = wire.keep(spec)
+    outlined = wire.keep(follow.outline_row(kept, 2, plots=4))
+    assert outlined["data"] is kept["data"]
+    plain = pio.to_json(
+        wire._Sendable(follow.outline_row(spec, 2, plots=4)).to_dict(), validate=False
+    )
+    assert pio.to_json(wire._Sendable(outlined).to_dict(), validate=False) == plain
+    sent_kept, sent_outlined = wire._Sendable(kept).to_dict(), wire._Sendable(outlined).to_dict()
+    assert sent_kept["data"] is sent_outlined["data"]
+    assert len(sent_outlined["layout"]["shapes"]) == len(sent_kept["layout"]["shapes"]) + 4
 
 
 def revision(data: list) -> int:

@@ -59,8 +59,9 @@ def token_chips(labels: Sequence[str], lang: str, picked: int) -> int:
 
 
 def outline_row(fig: Spec, i: int, plots: int = 1) -> Spec:
-    """A frame around row ``i`` of each of the figure's ``plots`` heatmaps (a heatmap, or a grid
-    of them whose plot k sits on axes x{k+1}/y{k+1}); the cells themselves are not touched.
+    """``fig`` with a frame around row ``i`` of each of its ``plots`` heatmaps (a heatmap, or a
+    grid of them whose plot k sits on axes x{k+1}/y{k+1}): a new figure sharing ``fig``'s
+    traces, so the cells are not touched and ``fig`` itself is left as it was.
 
     Shapes: row i of an R-row heatmap spans y = i - 0.5 to i + 0.5 on its category axis.
     """
@@ -82,8 +83,8 @@ def outline_row(fig: Spec, i: int, plots: int = 1) -> Spec:
             }
         )
     layout = fig["layout"]
-    layout["shapes"] = [*layout.get("shapes", ()), *frames]
-    return fig
+    # a new figure on the same traces: ``fig`` stays as it was (a kept one is shared, read-only)
+    return {**fig, "layout": {**layout, "shapes": [*layout.get("shapes", ()), *frames]}}
 
 
 def followed_rows(fig: Spec) -> list[tuple[str, float]]:

@@ -4,6 +4,9 @@ The sentence stands twice: the queries on the left, the keys on the right, token
 line per pair (i, j) the mask lets through, from query i to key j, its opacity the probability
 pattern[i, j]; one colour per head; masked pairs have no line at all. It reads the same ``Trace``
 as the heatmaps. A followed token's lines are drawn thicker, and its two labels bold.
+
+Page 5's two figures, the grid of every head's pattern and the head view, are built once per
+setting and kept (``ui.wire.keep``): a rerun that changes nothing on them sends them as they are.
 """
 
 from __future__ import annotations
@@ -11,10 +14,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import streamlit as st
 
+import llm
+from ui.compute import compute_lab
+from ui.follow import outline_row
+from ui.grids import grid_figure
 from ui.labels import label_px
-from ui.style import MUTED
-from ui.wire import Spec, fast_figure
+from ui.style import MUTED, Look
+from ui.text import num, translator
+from ui.text.heads import TEXT
+from ui.wire import Spec, fast_figure, keep
 
 # one colour per head: Tableau 10, told apart with most colour blindness; repeats after ten heads
 HEAD_COLOURS = (
@@ -136,3 +146,89 @@ def _plain(label: str) -> str:
 def lines_of(fig: Spec) -> list[dict]:
     """The figure's lines, one per drawn pair: what a test or a reader can check."""
     return [s for s in fig["layout"]["shapes"] if s["type"] == "line"]
+
+
+# --- page 5's figures, once per setting ----------------------------------------------------------
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _patterns(
+    *,
+    text: str,
+    d_model: int,
+    n_heads: int,
+    seed: int,
+    causal: bool,
+    embeddings: str,
+    lang: str,
+    phone: bool,
+    scale: float,
+) -> Spec:
+    """Every head's pattern in one grid, titled by its kind and mean entropy (kept, shared)."""
+    t = translator(TEXT, lang)
+    lab = compute_lab(text, d_model, n_heads, seed, causal, embeddings)
+    trace, labels = lab.trace, lab.labels
+    titles = [
+        t(
+            "head_title",
+            h=h,
+            label=t(llm.classify_head(head.pattern, causal)),
+            entropy=num(llm.head_entropy(head.pattern), 2, lang),
+        )
+        for h, head in enumerate(trace.heads)
+    ]
+    grid = grid_figure(
+        [head.pattern for head in trace.heads],
+        labels,
+        [labels] * n_heads,
+        titles,
+        zmin=0.0,
+        zmax=1.0,
+        masked=~trace.mask,
+        masked_label=t("masked_cell"),
+        x_title=t("key"),
+        y_title=t("query"),
+        scale_title=t("scale"),
+        look=Look(lang, phone, scale),
+    )
+    return keep(grid)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def patterns_figure(*, token: int, **setting: object) -> Spec:
+    """Page 5's grid of every head's pattern with row ``token`` outlined in each (kept, shared;
+    the grid's traces are one list for every token). ``setting``: the lab's text, d_model,
+    n_heads, seed, causal and embeddings, and the look's lang, phone and scale."""
+    grid = _patterns(**setting)
+    return keep(outline_row(grid, token, plots=int(setting["n_heads"])))
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def head_view_figure(
+    *,
+    heads: tuple[int, ...],
+    token: int,
+    text: str,
+    d_model: int,
+    n_heads: int,
+    seed: int,
+    causal: bool,
+    embeddings: str,
+    lang: str,
+    scale: float,
+) -> Spec:
+    """Page 5's head view of ``heads`` with ``token`` followed (kept, shared)."""
+    t = translator(TEXT, lang)
+    lab = compute_lab(text, d_model, n_heads, seed, causal, embeddings)
+    view = head_view(
+        [head.pattern for head in lab.trace.heads],
+        lab.trace.mask,
+        lab.labels,
+        sorted(heads),
+        followed=token,
+        head_names=[t("bar_label", h=h) for h in range(n_heads)],
+        query_title=t("headview_query"),
+        key_title=t("headview_key"),
+        scale=scale,
+    )
+    return keep(view)

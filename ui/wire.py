@@ -3,7 +3,8 @@
 A figure of this app is ``{"data": [trace, ...], "layout": {...}}`` built from plain dicts
 (``fast_figure``); ``show_figure`` lays the chart style under its layout and hands it to
 ``st.plotly_chart`` with every numpy array as plotly's typed array, without plotly building
-(and validating, and copying) a figure object.
+(and validating, and copying) a figure object. A figure a cache returns is ``kept``: read-only,
+its wire form built once and sent as it is on every rerun.
 """
 
 from __future__ import annotations
@@ -15,8 +16,15 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+import plotly.io as pio
 import streamlit as st
 from plotly.basedatatypes import BaseFigure
+from plotly.io._json import _safe, _swap_orjson
+
+try:
+    import orjson
+except ImportError:  # plotly then writes its JSON with the standard library
+    orjson = None
 
 from ui.style import PLOT_CONFIG, styled
 
@@ -102,6 +110,90 @@ def _wire(value: Any) -> Any:
     return _plain(value)
 
 
+def _read_only(self: Any, *args: Any, **kwargs: Any) -> None:
+    raise TypeError("a kept figure is read-only (it may be shared): build a new one")
+
+
+class _KeptTraces(list):
+    """A kept figure's traces, read-only, with their wire form once built: (traces, digest)."""
+
+    __slots__ = ("wired",)
+
+    def __init__(self, traces: Sequence[dict]) -> None:
+        super().__init__(traces)
+        self.wired: tuple[list, int] | None = None
+
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _read_only
+    append = extend = insert = pop = remove = clear = sort = reverse = _read_only
+
+    def __reduce__(self) -> tuple:  # a copy (copy.deepcopy, pickle) is a plain, mutable list
+        return list, (list(self),)
+
+
+class _KeptLayout(dict):
+    """A kept figure's layout, read-only, with its styled wire form once built."""
+
+    __slots__ = ("wired",)
+
+    def __init__(self, layout: dict) -> None:
+        super().__init__(layout)
+        self.wired: dict | None = None
+
+    __setitem__ = __delitem__ = __ior__ = _read_only
+    update = pop = popitem = setdefault = clear = _read_only
+
+    def __reduce__(self) -> tuple:  # a copy (copy.deepcopy, pickle) is a plain, mutable dict
+        return dict, (dict(self),)
+
+
+def keep(fig: Spec) -> Spec:
+    """``fig`` as a figure that never changes again, for a cache to return: its traces and its
+    layout read-only (a change raises), and ``show_figure`` builds their wire form once, then
+    sends that on every rerun (walking a 16-head grid's 16 000 cells each time cost more than
+    the rest of its rerun). A figure built from a kept one that shares its traces list
+    (``ui.follow.outline_row``: the same traces, a new layout) reuses their wire form."""
+    data, layout = fig["data"], fig["layout"]
+    return {
+        "data": data if isinstance(data, _KeptTraces) else _KeptTraces(data),
+        "layout": layout if isinstance(layout, _KeptLayout) else _KeptLayout(layout),
+    }
+
+
+def _wired_traces(traces: Sequence[dict]) -> tuple[list, int]:
+    """The traces as plotly sends them, and their digest (a kept figure's: built once, each
+    value already written as the JSON text plotly writes for it, ``_written``)."""
+    if isinstance(traces, _KeptTraces) and traces.wired is not None:
+        return traces.wired
+    data = _wire(traces)
+    revision = zlib.crc32(json.dumps(data, separators=(",", ":")).encode())
+    if not isinstance(traces, _KeptTraces):
+        return data, revision
+    traces.wired = [{k: _written(v) for k, v in trace.items()} for trace in data], revision
+    return traces.wired
+
+
+def _written(value: Any) -> Any:
+    """A trace's value as the JSON text plotly writes for it (orjson, then its escapes of
+    < > / and two line separators), to be sent as it is: plotly's orjson copies such a text
+    into the figure's JSON, so a kept grid's 16 000 cells are neither written nor searched for
+    those characters again on every rerun. The value itself when plotly writes JSON with the
+    standard library, which takes no written text."""
+    if orjson is None or pio.json.config.default_engine not in ("auto", "orjson"):
+        return value
+    text = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY)
+    return orjson.Fragment(_safe(text.decode("utf8"), _swap_orjson))
+
+
+def _wired_layout(layout: dict) -> dict:
+    """The layout in the chart style, as plotly sends it (a kept figure's: built once)."""
+    if isinstance(layout, _KeptLayout) and layout.wired is not None:
+        return layout.wired
+    wired = _wire(styled(layout))
+    if isinstance(layout, _KeptLayout):
+        layout.wired = wired
+    return wired
+
+
 class _Sendable(BaseFigure):
     """A finished figure for ``st.plotly_chart``, which reads a plotly figure through
     ``to_dict()``: the dict is the one plotly would build, without plotly building it.
@@ -111,9 +203,9 @@ class _Sendable(BaseFigure):
     figure a second time, and draws the chart once."""
 
     def __init__(self, spec: Spec) -> None:  # no BaseFigure.__init__: nothing to validate
-        data = _wire(spec["data"])
-        layout = _wire(styled(spec["layout"]))
-        layout["datarevision"] = zlib.crc32(json.dumps(data, separators=(",", ":")).encode())
+        data, revision = _wired_traces(spec["data"])
+        # a copy of the layout's top level: a kept figure's wire form stays as it was built
+        layout = {**_wired_layout(spec["layout"]), "datarevision": revision}
         self._sent = {"data": data, "layout": layout}
 
     def to_dict(self) -> dict:
