@@ -116,10 +116,25 @@ def _check(n_layers: int, variant: str) -> None:
 
 
 def layer_params(cfg: AttentionConfig, n_layers: int) -> tuple[Params, ...]:
-    """Layer l's weights: init_params with seed cfg.seed + l, wrapped modulo 2**32."""
+    """Layer l's weights: init_params with seed cfg.seed + l, wrapped modulo 2**32.
+
+    Read-only and shared: layer l of seed s is layer l - 1 of seed s + 1, so a stack one seed
+    further (the seed box's + and -) draws one layer's weights instead of all of them.
+    """
     return tuple(
-        init_params(dataclasses.replace(cfg, seed=(cfg.seed + i) % 2**32)) for i in range(n_layers)
+        _layer_weights(dataclasses.replace(cfg, seed=(cfg.seed + i) % 2**32))
+        for i in range(n_layers)
     )
+
+
+@functools.lru_cache(maxsize=2 * MAX_LAYERS)
+def _layer_weights(cfg: AttentionConfig) -> Params:
+    """``init_params(cfg)``, drawn once while it is among the last 48 layers' weights used
+    (two stacks of 24: at d_model 64 they are 128 kB a layer), its arrays read-only."""
+    params = init_params(cfg)
+    for w in (params.W_Q, params.W_K, params.W_V, params.W_O):
+        w.setflags(write=False)
+    return params
 
 
 def probe(cfg: AttentionConfig, t: int) -> np.ndarray:
