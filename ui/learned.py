@@ -3,8 +3,9 @@
 Defined in a module, not in the page script, so the caches' wrappers are built once per process
 instead of on every rerun. Their arguments are keywords only: Streamlit names a positional
 argument by reading the function's signature on every call, a keyword it reads as given.
-A checkpoint, a run and a figure are each one shared, read-only object (``show_figure`` copies
-a figure as it sends it).
+A checkpoint, a run and a figure are each one shared, read-only object; the figures are
+``kept`` (``ui.wire.keep``), so a rerun that shows them again sends the wire form built on their
+first send instead of walking and writing their cells again.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from ui.lines import Panel, line_panels, marked
 from ui.style import Look
 from ui.text import num, translator
 from ui.text.learned import TEXT
-from ui.wire import Spec
+from ui.wire import Spec, keep
 
 # the lesson pages' cells and numbers: at most two heads a row, as many as the column holds (one
 # at 13 tokens beside the sidebar); a phone, one a row, its figure scrolling sideways in its box
@@ -59,7 +60,7 @@ def heads_figure(*, step: int, ids: tuple[int, ...], lang: str, phone: bool, sca
             titles.append(
                 t("head_title", layer=layer, head=head, role=t(f"role_{role}"), score=shown)
             )
-    return grid_figure(
+    grid = grid_figure(
         patterns,
         labels,
         [labels] * len(patterns),
@@ -75,6 +76,7 @@ def heads_figure(*, step: int, ids: tuple[int, ...], lang: str, phone: bool, sca
         per_row=PER_ROW,
         digits=1,
     )
+    return keep(grid)
 
 
 def _short(values: np.ndarray) -> list[float]:
@@ -124,14 +126,16 @@ def _training_lines(*, lang: str, phone: bool) -> tuple[Spec, ...]:
                 look=look,
             )
         )
-    return tuple(figures)
+    # kept: every step's marked copy shares these traces, so their wire form is built once
+    return tuple(keep(fig) for fig in figures)
 
 
 @st.cache_resource(max_entries=128, show_spinner=False)
 def training_figures(*, step: int, lang: str, phone: bool) -> tuple[Spec, ...]:
     """``_training_lines`` with a dashed line at ``step`` in every plot (read-only, shared); the
     text above the charts names the step."""
-    return tuple(marked(fig, float(step)) for fig in _training_lines(lang=lang, phone=phone))
+    lines = _training_lines(lang=lang, phone=phone)
+    return tuple(keep(marked(fig, float(step))) for fig in lines)
 
 
 @dataclass(frozen=True)
@@ -158,10 +162,11 @@ def predictions(*, step: int, ids: tuple[int, ...], position: int, lang: str) ->
     """The bar chart of the five likeliest next words after ``position`` (read-only, shared)."""
     t = translator(TEXT, lang)
     top = llm.top_predictions(checkpoint(step=step), model_run(step=step, ids=ids), position)
-    return bar_chart(
+    chart = bar_chart(
         {t("prob"): [p for _, p in top]},
         [w for w, _ in top],
         title=t("predictions_title", i=position),
         height=280,
         look=Look(lang=lang),
     )
+    return keep(chart)

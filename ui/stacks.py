@@ -3,8 +3,9 @@
 Defined in a module, not in the page script, so the caches' wrappers are built once per process
 instead of on every rerun. Their arguments are keywords only: Streamlit names a positional
 argument by reading the function's signature on every call, a keyword it reads as given.
-Like ``ui.compute``'s lab, the stacks and the figures are shared, read-only objects
-(``show_figure`` copies a figure as it sends it).
+Like ``ui.compute``'s lab, the stacks and the figures are shared, read-only objects; the
+figures are ``kept`` (``ui.wire.keep``): a rerun that shows them again sends the wire form built
+on their first send.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from ui.lines import Panel, line_panels
 from ui.style import Look
 from ui.text import translator
 from ui.text.depth import TEXT
-from ui.wire import Spec
+from ui.wire import Spec, keep
 
 SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
@@ -91,7 +92,7 @@ def depth_figures(
     chosen = runs[variant]
     layers_text = t("one_layer") if n_layers == 1 else t("many_layers", n=n_layers)
     rms_in, rms_out = number(chosen.rms[0], lang), number(chosen.rms[n_layers], lang)
-    return {
+    figures = {
         "rms": chart(Panel(t("rms_title"), t("rms_y"), quantity("rms"), log=None)),
         "similarity_collapse": chart(
             Panel(t("sim_left"), t("sim_y"), quantity("similarity"), from_zero=False),
@@ -113,3 +114,4 @@ def depth_figures(
             per_row=2,
         ),
     }
+    return {key: keep(fig) for key, fig in figures.items()}
