@@ -45,7 +45,13 @@ st.info(t("mask") if s.causal else t("no_mask"))
 # --- the what-ifs: a temperature and the √d_k switch (the chapter: τ = 1, with √d_k)
 st.subheader(t("whatif"), anchor=False)
 st.write(t("whatif_intro"))
-tau_col, scale_col = st.columns([3, 2], vertical_alignment="bottom")
+# presenter mode: the token chips share the controls' row, so that the charts start on the
+# projector's first screen
+if s.present:
+    tau_col, scale_col, chips_col = st.columns([3, 2, 4], vertical_alignment="bottom")
+else:
+    tau_col, scale_col = st.columns([3, 2], vertical_alignment="bottom")
+    chips_col = None  # under the what-if's note and formula
 tau = tau_col.slider(
     t("temperature"),
     llm.MIN_TEMPERATURE,
@@ -77,17 +83,20 @@ else:  # the chapter's formula: the frame's own lab, the one every page shows
     lab = s.lab
 head = lab.trace.heads[s.head]
 if moved:
-    st.info(
+    # presenter mode: the note and its formula side by side, one line for both
+    note_box, tex_box = st.columns(2, vertical_alignment="center") if s.present else (st, st)
+    note_box.info(
         t("moved", tau=num(tau, 2, s.lang), no_scale="" if scale else t("no_scale_part")),
         icon=":material/science:",
     )
     divided = r"\tau\sqrt{d_k}" if scale else r"\tau"
     formula = rf"A = \mathrm{{softmax}}\!\left(\frac{{Q K^\top}}{{{divided}}} + M\right)"
     tau_tex = f"{tau:g}".replace(".", "{,}") if s.lang == "fr" else f"{tau:g}"
-    st.latex(rf"{formula},\quad \tau = {tau_tex}")
+    tex_box.latex(rf"{formula},\quad \tau = {tau_tex}")
 
-i = token_chips(labels, s.lang, s.value("token"))
-st.caption(following(labels, i, s.lang))
+with chips_col if chips_col is not None else st.container():
+    i = token_chips(labels, s.lang, s.value("token"))
+    st.caption(following(labels, i, s.lang))
 
 axes = {"x_title": t("key"), "y_title": t("query"), "masked_label": t("masked_cell")}
 axes["look"] = Look.of(s)

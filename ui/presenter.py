@@ -26,11 +26,45 @@ SWITCH_CSS = """<style>
   width: auto !important; }
 </style>"""
 # the sidebar and the header (its open button, the menu) go; rem-sized text, all of
-# Streamlit's, grows by a quarter; the page uses the projector's width
+# Streamlit's, grows by a quarter; the page uses the projector's width. The bar is one line (each
+# control's label left of it, not above); the page's title and its formulas share a line, the
+# token chips and the caption that follows them too, and the page keeps less space between its
+# elements, so that the first chart starts on the first screen at 1280x720. No text is smaller
+# than the page's 20 px (the title 36 px).
 PRESENT_CSS = """<style>
 section[data-testid="stSidebar"], header[data-testid="stHeader"] { display: none !important; }
 html { font-size: 20px; }
-[data-testid="stMainBlockContainer"] { padding: 1rem 2rem 4rem 2rem; max-width: none; }
+[data-testid="stMainBlockContainer"] { padding: 0.5rem 2rem 4rem 2rem; max-width: none; }
+[data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"] {
+  flex-flow: row wrap; row-gap: 0.6rem; column-gap: 2.5rem; align-items: center;
+}
+[data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"] > * { flex: 1 1 100%; }
+[data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"]
+  > .stElementContainer:is(:has(h1), :has(.katex-display)) { flex: 0 1 auto; width: auto; }
+[data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"]
+  > .stElementContainer:has(.katex-display) .katex-display { margin: 0; padding: 0.3rem 0; }
+[data-testid="stMainBlockContainer"] h1 { font-size: 1.8rem; padding: 0; }
+[data-testid="stMainBlockContainer"] :is(h2, h3) { padding: 0.25rem 0 0.15rem; }
+[data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"] > .st-key-token {
+  flex: 0 0 auto; width: auto;
+}
+[data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"]
+  > .st-key-token + .stElementContainer { flex: 1 1 16rem; }
+[data-testid="stAlert"] > div { padding-top: 0.6rem; padding-bottom: 0.6rem; }
+.st-key-bar { align-items: center !important; padding-top: 1rem; }
+.st-key-bar :is([data-testid="stSlider"], [data-testid="stSelectbox"],
+  [data-testid="stNumberInput"]) { display: flex; flex-direction: row; align-items: center;
+  gap: 0.5rem; }
+.st-key-bar [data-testid="stWidgetLabel"] { margin: 0; width: auto; flex: 0 0 auto; }
+.st-key-bar [data-testid="stSlider"] > div { flex: 1 1 auto; }
+.st-key-bar :is(.st-key-d_model, .st-key-n_heads, .st-key-seed) {
+  width: auto !important; max-width: none !important; flex: 0 0 auto !important; }
+.st-key-bar .st-key-d_model [data-testid="stSlider"] > div { width: 7.5rem; }
+.st-key-bar .st-key-n_heads [data-testid="stSelectbox"] > div { width: 4rem; }
+.st-key-bar .st-key-seed [data-testid="stNumberInput"] > div { width: 5rem; }
+.st-key-bar :is([data-testid="stNumberInputStepDown"], [data-testid="stNumberInputStepUp"],
+  [data-testid="stWidgetLabel"] [data-testid="stTooltipIcon"]) { display: none; }
+[data-testid="stMainBlockContainer"] p { line-height: 1.5; }
 </style>"""
 
 _HOST = re.compile(r"[A-Za-z0-9.\-]+(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?")
