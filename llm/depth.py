@@ -192,19 +192,21 @@ def _masks(t: int) -> tuple[np.ndarray, np.ndarray]:
     return visible, below
 
 
-def attend(x: np.ndarray, params: Params) -> Attended:
+def attend(x: np.ndarray, params: Params, out: np.ndarray | None = None) -> Attended:
     """``multi_head_attention(x, params).attn_out`` (causal, scaled) for a batch of inputs.
 
     The engine's formulas with the heads and the stacks as array axes instead of loops, the
     [T, T] steps in place and on the transposed pattern (numpy reduces a short last axis slowly):
     the four variants of a 24-layer stack run in one pass. The tests compare it with the engine.
-    Shapes: x [..., T, d_model] -> attn_out [..., T, d_model].
+    Shapes: x [..., T, d_model] -> attn_out [..., T, d_model]. ``out``: where to write the
+    pattern (the ``pattern_t`` kept), [..., H, T, T]; a new array when None.
     """
     n_heads, _, d_head = params.W_Q.shape
     w_qkv = (_flat(params.W_Q), _flat(params.W_K), _flat(params.W_V))  # [d_model, H·d_head]
     q, k, v = (_split(x @ w, n_heads) for w in w_qkv)
     q_scaled = q / np.sqrt(d_head)  # [..., H, T, d_head]
-    p_t = k @ q_scaled.swapaxes(-1, -2)  # scaled scores transposed [..., H, key, query]
+    # scaled scores transposed [..., H, key, query]
+    p_t = np.matmul(k, q_scaled.swapaxes(-1, -2), out=out)
     visible, below = _masks(x.shape[-2])  # [key, query]: 1 / 0, and 0 / -1e300 where masked
     p_t += below  # masked: far below every visible score
     p_t -= p_t.max(axis=-2, keepdims=True)  # softmax over the keys, as llm.engine.softmax ...
@@ -220,15 +222,19 @@ def attend(x: np.ndarray, params: Params) -> Attended:
     return Attended(q_scaled, k, v, p_t, z, attn_out, w_qkv)
 
 
-def attend_backward(a: Attended, params: Params, d_attn_out: np.ndarray) -> np.ndarray:
+def attend_backward(
+    a: Attended, params: Params, d_attn_out: np.ndarray, work: np.ndarray | None = None
+) -> np.ndarray:
     """d loss / d x through ``attend``: ``attention_backward(...).x`` for a batch of inputs.
 
-    Shapes: d_attn_out [..., T, d_model] -> [..., T, d_model].
+    Shapes: d_attn_out [..., T, d_model] -> [..., T, d_model]. ``work``: an array of the
+    pattern's shape to hold d pattern (overwritten); a new one when None.
     """
     n_heads, _, d_head = params.W_Q.shape
     d_z = _split(d_attn_out @ params.W_O.T, n_heads)  # [..., H, T, d_head]
     d_v = a.pattern_t @ d_z  # patternᵀ @ d_z
-    d_t = a.v @ d_z.swapaxes(-1, -2)  # d pattern, transposed [..., H, key, query]; in place:
+    # d pattern, transposed [..., H, key, query]; in place:
+    d_t = np.matmul(a.v, d_z.swapaxes(-1, -2), out=work)
     # softmax_backward's row sum, Σ_j d_pattern[i, j] pattern[i, j], is d_z[i] · z[i]
     d_t -= ((d_z * a.z) @ np.ones(d_z.shape[-1]))[..., None, :]
     d_t *= a.pattern_t  # d scaled, transposed
@@ -249,16 +255,17 @@ def _rows(variants: tuple[str, ...], name: str) -> slice | list[int]:
 
 
 def layer_forward(
-    x: np.ndarray, params: Params, variants: tuple[str, ...]
+    x: np.ndarray, params: Params, variants: tuple[str, ...], pattern: np.ndarray | None = None
 ) -> tuple[np.ndarray, Attended]:
     """One layer for every stack of the batch, each wired as its variant: (output, the pass).
 
     Shapes: x [V, T, d_model] -> [V, T, d_model]; under pre_ln the attention reads LN(x).
+    ``pattern``: where ``attend`` writes the pass's pattern, [V, H, T, T].
     """
     pre, post, none = (_rows(variants, v) for v in ("pre_ln", "post_ln", "none"))
     read = x.copy()
     read[pre] = layer_norm(x[pre])  # what attn reads: LN(x) under pre_ln, x elsewhere
-    a = attend(read, params)
+    a = attend(read, params, pattern)
     out = x + a.attn_out  # residual and pre_ln; post_ln before its LN
     out[post] = layer_norm(out[post])
     out[none] = a.attn_out[none]
@@ -266,17 +273,23 @@ def layer_forward(
 
 
 def layer_backward(
-    x: np.ndarray, params: Params, variants: tuple[str, ...], a: Attended, d_out: np.ndarray
+    x: np.ndarray,
+    params: Params,
+    variants: tuple[str, ...],
+    a: Attended,
+    d_out: np.ndarray,
+    work: np.ndarray | None = None,
 ) -> np.ndarray:
     """d loss / d x given d loss / d output, for (output, a) = layer_forward(x, params, variants).
 
     none: through attn;  residual: d_out + through attn;  post_ln: the same after LN's backward;
     pre_ln: d_out + LN's backward of what comes through attn.  Shapes: [V, T, d_model].
+    ``work``: ``attend_backward``'s, [V, H, T, T].
     """
     pre, post, none = (_rows(variants, v) for v in ("pre_ln", "post_ln", "none"))
     d_attn = d_out.copy()  # d loss / d attn_out
     d_attn[post] = layer_norm_backward(x[post] + a.attn_out[post], d_out[post], LN_EPS)
-    d_read = attend_backward(a, params, d_attn)  # d loss / d what attn read
+    d_read = attend_backward(a, params, d_attn, work)  # d loss / d what attn read
     d_x = d_attn + d_read  # residual, post_ln: the skip path and the path through attn
     d_x[none] = d_read[none]
     d_x[pre] = d_out[pre] + layer_norm_backward(x[pre], d_read[pre], LN_EPS)
@@ -300,16 +313,21 @@ def depth_stacks(
     x0 = embed(tokens, cfg)  # [T, d_model]
     xs = np.empty((n_layers + 1, len(variants), *x0.shape))  # every layer's input, every stack
     xs[0] = x0
+    # every layer's pattern in one array, and one array for the backward's d pattern: written
+    # in place instead of 2 · L arrays of [V, H, T, T] allocated, touched page by page, freed
+    n_heads, t = params[0].W_Q.shape[0], len(tokens)
+    patterns = np.empty((n_layers, len(variants), n_heads, t, t))
     passes = []
     for i, p in enumerate(params):
-        xs[i + 1], a = layer_forward(xs[i], p, variants)
+        xs[i + 1], a = layer_forward(xs[i], p, variants, patterns[i])
         passes.append(a)
     target = probe(cfg, len(tokens))
     grad = np.broadcast_to(target, xs.shape[1:])  # d loss / d x_L = probe, in every stack
     grad_norm = np.empty(xs.shape[:2])  # [L+1, V]
     grad_norm[n_layers] = np.linalg.norm(target)
+    work = np.empty_like(patterns[0])
     for i in range(n_layers - 1, -1, -1):
-        grad = layer_backward(xs[i], params[i], variants, passes[i], grad)
+        grad = layer_backward(xs[i], params[i], variants, passes[i], grad, work)
         grad_norm[i] = np.linalg.norm(grad, axis=(-2, -1))
     x_all = xs.swapaxes(0, 1)  # [V, L+1, T, d_model]
     # every stack's measures at once: [L+1, V] each
