@@ -21,13 +21,7 @@ from ui.text.softmax import TEXT
 from ui.url_values import Flag, FloatRange
 from ui.wire import show_figure
 
-TEMPERATURE = FloatRange(
-    "temperature",
-    llm.MIN_TEMPERATURE,
-    llm.MAX_TEMPERATURE,
-    default=1.0,
-    message=(TEXT, "bad_temperature"),
-)
+TEMPERATURE = FloatRange("temperature", llm.MIN_TEMPERATURE, llm.MAX_TEMPERATURE, default=1.0)
 SCALE = Flag("scale", default=True)
 s = frame("page_softmax", values=(TEMPERATURE, SCALE, TOKEN))
 t = translator(TEXT, s.lang)

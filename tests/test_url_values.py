@@ -49,7 +49,7 @@ def test_float_range_refuses_nan_infinities_and_out_of_range() -> None:
     for raw in ("0", "-1", "1e9", "0.049"):
         assert refusal(TEMPERATURE, raw) == (
             "bad_range",
-            {"value": md_escape(raw), "low": "0.05", "high": "20"},
+            {"value": md_escape(raw), "low": 0.05, "high": 20.0},
         )
     assert TEMPERATURE.label(0.2) == "0.2" and not TEMPERATURE.allows(math.nan, SIZES)
 
@@ -58,10 +58,16 @@ def test_choice_reads_the_widget_spelling() -> None:
     assert EPS.parse("1e-05", SIZES) == 1e-5
     assert EPS.parse("0.001", SIZES) == 1e-3
     # 1e-3 is the same number, but the slider writes 0.001: the URL spelling is what counts
-    assert refusal(EPS, "1e-3") == ("bad_choice", {"value": r"1e\-3", "options": "1e-05, 0.001, 1"})
+    assert refusal(EPS, "1e-3") == (
+        "bad_choice",
+        {"value": r"1e\-3", "options": ("1e-05", "0.001", "1")},
+    )
     scale = Flag("scale", default=True)
     assert scale.parse("false", SIZES) is False and scale.parse("true", SIZES) is True
-    assert refusal(scale, "maybe") == ("bad_choice", {"value": "maybe", "options": "true, false"})
+    assert refusal(scale, "maybe") == (
+        "bad_choice",
+        {"value": "maybe", "options": ("true", "false")},
+    )
     # markup in a value is escaped before any message shows it
     assert refusal(scale, "[x](y)")[1]["value"] == r"\[x\]\(y\)"
 
@@ -91,14 +97,12 @@ def warning_text(at: AppTest) -> str:
         (
             "en",
             "9",
-            "Token 9 does not exist in this sentence (5 tokens, positions 0 to 4); "
-            "following token 4 instead.",
+            "**token** = 9 is outside 0–4, the positions of this sentence; using 4.",
         ),
         (
             "fr",
             "9",
-            "Le token 9 n’existe pas dans cette phrase (5 tokens, positions 0 à 4)\u00a0; "
-            "on suit le token 4 à la place.",
+            "**token** = 9 sort de 0–4, les positions de cette phrase\u00a0; on prend 4.",
         ),
     ],
 )
@@ -115,7 +119,9 @@ def test_bad_token_is_reported_with_the_shared_settings(lang: str, raw: str, exp
 
 def test_token_range_is_the_repaired_sentence() -> None:
     two = opened(MIX, text="the cat", token="3")
-    assert "positions 0 to 1); following token 1 instead" in warning_text(two)
+    assert "**token** = 3 is outside 0–1, the positions of this sentence; using 1." in warning_text(
+        two
+    )
     assert two.session_state["token"] == 1
     ok = opened(MIX, text="the cat", token="0")
     assert not ok.warning and ok.session_state["token"] == 0
@@ -123,7 +129,7 @@ def test_token_range_is_the_repaired_sentence() -> None:
     # an empty sentence is replaced by the 5-token default first, so token 4 exists again
     empty = opened(MIX, text="", token="4")
     assert "The sentence is empty" in warning_text(empty)
-    assert "Token 4" not in warning_text(empty)
+    assert "**token**" not in warning_text(empty)
     assert empty.session_state["token"] == 4
 
 
@@ -131,7 +137,9 @@ def test_token_left_behind_by_a_shorter_sentence_says_so_once() -> None:
     at = opened(MIX, lang="fr", token="3")
     at.text_input(key="text").set_value("le chat").run()
     (info,) = at.main.info
-    assert info.value.startswith("Le token 3 n’existe pas dans cette phrase (2 tokens")
+    assert (
+        info.value == "**token** = 3 sort de 0–1, les positions de cette phrase\u00a0; on prend 1."
+    )
     assert at.session_state["token"] == 1
     at.run()
     assert not at.main.info
@@ -141,12 +149,34 @@ def test_eps_is_declared_on_page_7_only() -> None:
     at = opened(LAYERNORM, lang="fr", eps="banana")
     (warning,) = at.warning
     shown = warning.value.replace("\u00a0", " ")  # French puts no-break spaces around « »
-    assert "**eps** = « banana » n’est pas parmi les valeurs proposées" in shown
+    assert "**eps** = « banana » n’est pas parmi les valeurs proposées (1e-12 ; 1e-11 ;" in shown
+    assert "1e-05 ; 0,0001 ; 0,001 ; 0,01 ; 0,1 ; 1) ; on prend 1e-05." in shown
     assert shown.rstrip().endswith("on prend 1e-05.")
     assert at.select_slider(key="eps").value == 1e-5
     assert not opened(LAYERNORM, eps="0.001").warning
     on_mix = opened(MIX, eps="0.001")  # page 4 declares no eps: an unknown setting there
     assert "**eps** is not a setting of this lab" in warning_text(on_mix)
+
+
+def test_a_refusal_writes_its_numbers_in_the_page_language() -> None:
+    from ui.url_check import refusal as message
+
+    tau = FloatRange("temperature", 0.05, 20.0, default=0.5)
+    refused = Refused("bad_range", value="1e9", low=0.05, high=20.0)
+    assert (
+        message(tau, refused, SIZES, "en") == "**temperature** = 1e9 is outside 0.05–20; using 0.5."
+    )
+    assert message(tau, refused, SIZES, "fr") == (
+        "**temperature** = 1e9 sort de 0,05–20\u00a0; on prend 0,5."
+    )
+    refused = Refused("bad_choice", value="x", **EPS.fields(SIZES))
+    assert message(EPS, refused, SIZES, "fr").endswith(
+        "parmi 1e-05\u00a0; 0,001\u00a0; 1\u00a0; on prend 1e-05."
+    )
+    assert message(EPS, refused, SIZES, "en").endswith("one of 1e-05, 0.001, 1; using 1e-05.")
+    scale = Flag("scale", default=True)
+    refused = Refused("bad_choice", value="maybe", **scale.fields(SIZES))
+    assert "parmi true, false\u00a0; on prend true." in message(scale, refused, SIZES, "fr")
 
 
 def _what_if_page() -> None:
@@ -177,6 +207,17 @@ def _what_if_page() -> None:
         ({"temperature": "nan"}, ["“nan” is not a finite number; using 1."], "1.0"),
         ({"temperature": "0"}, ["= 0 is outside 0.05–20"], "1.0"),
         ({"scale": "maybe"}, ["**scale** = “maybe” is not one of true, false; using true."], ""),
+        (
+            {"temperature": "1e9", "lang": "fr"},
+            ["**temperature** = 1e9 sort de 0,05–20\u00a0; on prend 1."],
+            "1.0",
+        ),
+        ({"temperature": "0", "lang": "fr"}, ["= 0 sort de 0,05–20"], "1.0"),
+        (
+            {"temperature": "abc", "lang": "fr"},
+            ["**temperature** = «\u00a0abc\u00a0» n’est pas un nombre fini\u00a0; on prend 1."],
+            "1.0",
+        ),
     ],
 )
 def test_float_and_flag_values_through_the_frame(params, fragments, shown) -> None:

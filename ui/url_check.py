@@ -14,7 +14,7 @@ import streamlit as st
 import llm
 from ui.text import LANGS, pick, translator
 from ui.text.common import TEXT
-from ui.url_values import Refused, Sizes, Value, short
+from ui.url_values import Refused, Sizes, Value, in_words, short
 
 DEFAULT_TEXT = "the cat sat on mat"
 D_MODEL_MAX = 64  # the slider's top: 64 features still fit a readable table
@@ -49,10 +49,12 @@ def parse_int(key: str, raw: str, low: int, high: int, used: int, t: Callable[..
 
 
 def refusal(value: Value, refused: Refused, sizes: Sizes, lang: str) -> str:
-    """The message for a refused page value: its own message if declared, else the frame's."""
+    """The message for a refused page value: its own message if declared, else the frame's,
+    its numbers written in ``lang`` (``in_words``)."""
     used = value.label(value.default_for(sizes))
     fields = value.fields(sizes) | refused.fields
     fields |= {"key": value.name, "used": used, "n_tokens": sizes.n_tokens}
+    fields = in_words(fields, lang)
     if value.message is not None and refused.code in ("bad_range", "bad_choice"):
         table, name = value.message
         return pick(table, lang, name, **fields)

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
-from ui.text import md_escape
+from ui.text import md_escape, num
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,34 @@ def _at(bound: Any, sizes: Sizes) -> Any:
 def short(raw: str, limit: int = 40) -> str:
     """A raw URL value cut to a readable length for a message (shown as text, never HTML)."""
     return md_escape(raw if len(raw) <= limit else raw[:limit] + "…")
+
+
+def _spelled(label: str, lang: str) -> str:
+    """A URL spelling as a message writes it: a decimal number with the French decimal comma
+    (``0.5`` -> ``0,5``, ``1e-05`` unchanged), any other word as it is."""
+    try:
+        float(label)
+    except ValueError:
+        return label
+    return label.replace(".", ",") if lang == "fr" else label
+
+
+def in_words(fields: dict[str, object], lang: str) -> dict[str, object]:
+    """A refusal's fields as its message writes them in ``lang``: a bound (a float) with up to
+    six significant digits and the decimal comma in French, a list of options joined (by
+    ``;`` in French once an option holds a decimal comma, as the pages list numbers), and the
+    value used instead spelled the same way. The value the link held is left as it came."""
+    out = dict(fields)
+    for key, field in fields.items():
+        if isinstance(field, float):
+            out[key] = num(field, 6, lang, "g")
+        elif isinstance(field, tuple):
+            items = [_spelled(str(item), lang) for item in field]
+            comma = lang == "fr" and any("," in item for item in items)
+            out[key] = ("\u00a0; " if comma else ", ").join(items)
+    if isinstance(fields.get("used"), str):
+        out["used"] = _spelled(fields["used"], lang)
+    return out
 
 
 @dataclass(frozen=True)
@@ -125,14 +153,15 @@ class FloatRange(Value):
             raise Refused("bad_number", value=short(raw))
         low, high = _at(self.low, sizes), _at(self.high, sizes)
         if not low <= value <= high:
-            raise Refused("bad_range", value=short(raw), low=f"{low:g}", high=f"{high:g}")
+            raise Refused("bad_range", value=short(raw), low=float(low), high=float(high))
         return value
 
     def label(self, value: Any) -> str:
         return f"{value:g}"
 
     def fields(self, sizes: Sizes) -> dict[str, object]:
-        return {"low": f"{_at(self.low, sizes):g}", "high": f"{_at(self.high, sizes):g}"}
+        # numbers: the message writes them in its language (``in_words``: 0,05 in French)
+        return {"low": float(_at(self.low, sizes)), "high": float(_at(self.high, sizes))}
 
 
 @dataclass(frozen=True)
@@ -153,7 +182,8 @@ class Choice(Value):
         return self.format(value)
 
     def fields(self, sizes: Sizes) -> dict[str, object]:
-        return {"options": ", ".join(map(self.format, _at(self.options, sizes)))}
+        # the URL spellings, listed by the message in its language (``in_words``)
+        return {"options": tuple(map(self.format, _at(self.options, sizes)))}
 
 
 def _flag_label(value: bool) -> str:

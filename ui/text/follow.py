@@ -5,12 +5,12 @@ TEXT = {
         "pick": "Follow one token",
         "help": "Its row is outlined in every heatmap of the page (row = the token as a query). Arrow keys move between the chips, Enter or Space picks one.",
         "following": "Following **{label}** (position {i}): its row is outlined.",
-        "reset": "Token {value} does not exist in this sentence ({n_tokens} tokens, positions 0 to {high}); following token {used} instead.",
+        "reset": "**token** = {value} is outside 0–{high}, the positions of this sentence; using {used}.",
     },
     "fr": {
         "pick": "Suivre un token",
         "help": "Sa ligne est entourée dans chaque heatmap de la page (ligne = le token en query). Les flèches passent d’une pastille à l’autre, Entrée ou Espace en choisit une.",
         "following": "On suit **{label}** (position {i}) : sa ligne est entourée.",
-        "reset": "Le token {value} n’existe pas dans cette phrase ({n_tokens} tokens, positions 0 à {high}) ; on suit le token {used} à la place.",
+        "reset": "**token** = {value} sort de 0–{high}, les positions de cette phrase ; on prend {used}.",
     },
 }
