@@ -23,6 +23,11 @@ from ui.wire import show_figure
 
 TEMPERATURE = FloatRange("temperature", llm.MIN_TEMPERATURE, llm.MAX_TEMPERATURE, default=1.0)
 SCALE = Flag("scale", default=True)
+# the slider's thumb value and its ends, hidden where a caption writes them instead
+TAU_IN_WORDS_CSS = """<style>
+.st-key-temperature [data-testid="stSliderThumbValue"] { visibility: hidden; }
+.st-key-temperature [data-testid="stSliderTickBar"] { display: none; }
+</style>"""
 s = frame("page_softmax", values=(TEMPERATURE, SCALE, TOKEN))
 t = translator(TEXT, s.lang)
 cfg, labels, d_k = s.cfg, s.lab.labels, s.cfg.d_head
@@ -52,14 +57,25 @@ tau = tau_col.slider(
     llm.MAX_TEMPERATURE,
     value=1.0,
     step=0.05,
-    # French: the browser writes the number in its own locale (a French browser: 1,00); a
-    # printf format has no decimal comma
-    format="localized" if s.lang == "fr" else "%.2f",
+    format="%.2f",
     help=t("temperature_help"),
     key="temperature",
     bind="query-params",
     persist_state="session",
 )
+if s.lang == "fr":
+    # a slider's format has no decimal comma and "localized" follows the browser's locale,
+    # not the page's: in French the slider's own numbers give way to a caption that writes
+    # them with the comma; the link keeps temperature=0.5
+    st.html(TAU_IN_WORDS_CSS)
+    tau_col.caption(
+        t(
+            "temperature_value",
+            tau=num(tau, 2, s.lang),
+            low=num(llm.MIN_TEMPERATURE, 2, s.lang),
+            high=num(llm.MAX_TEMPERATURE, 0, s.lang),
+        )
+    )
 scale = scale_col.toggle(
     t("scale"),
     value=True,

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 import exercises as ex
 import llm
 from llm.scaling import scaling_sweep
-from tests.apptest_pages import PAGES, Expected, array_of, figure, opened, z_of
+from tests.apptest_pages import PAGES, Expected, array_of, figure, figure_pieces, opened, z_of
 from ui.follow import OUTLINE
 from ui.text.home import TEXT as HOME_TEXT
 from ui.text.softmax import TEXT as SOFTMAX_TEXT
@@ -81,6 +81,16 @@ def test_a_colder_softmax_is_sharper_and_a_hotter_one_flatter() -> None:
         bars = figure(opened("softmax", {"temperature": tau}), "row_entropy")["data"]
         entropy[tau] = float(np.mean(bars[0]["y"]))
     assert entropy["0.2"] < entropy["1"] < entropy["5"]
+
+
+def test_the_temperature_reads_with_a_decimal_comma_in_french_whatever_the_browser() -> None:
+    # the slider's own numbers follow the browser's locale: in French a caption writes them
+    fr = opened("softmax", {"lang": "fr", "temperature": "0.5"})
+    assert fr.slider(key="temperature").value == 0.5
+    captions = [c.value for c in fr.main.caption]
+    assert "τ = 0,50 (de 0,05 à 20\u00a0; 1 est la formule du chapitre)" in captions
+    en = opened("softmax", {"temperature": "0.5"})
+    assert not any(c.value.startswith("τ = ") for c in en.main.caption)
 
 
 def test_moving_the_slider_and_the_switch_redraws_the_pattern() -> None:
@@ -189,9 +199,13 @@ def test_picking_a_chip_moves_the_outline_on_every_page() -> None:
 
 def test_page_5_outlines_the_token_in_every_head_and_thickens_its_lines() -> None:
     at = opened("heads", {"token": "3"})
-    assert outlined(figure(at, "patterns")) == [
-        ("y" if h == 0 else f"y{h + 1}", 3.0) for h in range(4)
-    ]
+    # every head's plot, in one figure or in pieces that wrap (each piece's plots on y, y2...)
+    pieces = figure_pieces(at, "patterns")
+    assert sum(len(p["data"]) for p in pieces) == 4
+    for piece in pieces:
+        assert outlined(piece) == [
+            ("y" if k == 0 else f"y{k + 1}", 3.0) for k in range(len(piece["data"]))
+        ]
     lines = [s for s in figure(at, "headview")["layout"]["shapes"] if s["type"] == "line"]
     widths = {s["line"]["width"] for s in lines if s["y0"] == 3}
     others = {s["line"]["width"] for s in lines if s["y0"] != 3}
