@@ -197,6 +197,38 @@ def test_a_row_of_plots_holds_as_many_as_fit_its_width() -> None:
     assert phone["layout"]["width"] == 87 + 5 * 28 + 16  # one a row, the colour bar above
 
 
+def test_a_grid_wider_than_the_narrowest_column_comes_in_pieces_that_wrap() -> None:
+    """Four 5 × 8 matrices with numbers (chapter 9's on /layernorm): 320 px plots, two a row make
+    a figure wider than the narrowest column a class's screen leaves; as pieces, each fits it,
+    all on one colour scale with the colour bar beside the last, the plots and titles in order."""
+    rng = np.random.default_rng(3)
+    mats = [rng.normal(size=(5, 8)) * (k + 1) for k in range(4)]
+    cols = [[f"f{i}" for i in range(8)]] * 4
+    style_ = {"signed": True, "x_title": "feature", "y_title": "token", "per_row": 2}
+    whole = grids.grid_figure(mats, TOKENS, cols, list("abcd"), **style_)
+    assert whole["layout"]["width"] > grids.WRAP_PX
+    pieces = grids.grid_figures(mats, TOKENS, cols, list("abcd"), **style_)
+    assert len(pieces) == 4  # one plot fits the narrowest column, two do not
+    b = max(np.abs(m).max() for m in mats)
+    for k, piece in enumerate(pieces):
+        layout = piece["layout"]
+        assert layout["width"] <= grids.WRAP_PX
+        assert (layout["coloraxis"]["cmin"], layout["coloraxis"]["cmax"]) == (-b, b)
+        assert layout.get("coloraxis", {}).get("showscale", True) == (k == 3)
+        assert [a["text"] for a in layout["annotations"]] == ["abcd"[k]]
+        np.testing.assert_array_equal(piece["data"][0]["z"], mats[k])
+        assert layout["yaxis"]["showticklabels"] and layout["xaxis"]["title"]["text"] == "feature"
+    (box,) = plot_px(pieces[0])
+    assert box[1] - box[0] == pytest.approx(320, abs=0.01)  # the cells keep their 40 px
+    # one figure when it fits, on a phone (one a row already), or when the cells carry no numbers
+    small = [np.zeros((2, 2))] * 2
+    assert len(grids.grid_figures(small, ["a", "b"], [["a", "b"]] * 2, list("ab"))) == 1
+    assert len(grids.grid_figures(mats, TOKENS, cols, list("abcd"), phone=True, **style_)) == 1
+    large = [np.zeros((32, 32))] * 4
+    names = [f"t{i}" for i in range(32)]
+    assert len(grids.grid_figures(large, names, [names] * 4, list("abcd"))) == 1
+
+
 def test_a_title_longer_than_its_plot_widens_the_slot_or_takes_two_lines() -> None:
     mats = [np.zeros((2, 2))] * 2
     titles = ["head 0 · sharp · H = 0.12", "head 1 · diffuse · H = 0.69 of the largest 0.69"]
@@ -267,3 +299,31 @@ def test_the_tool_bar_is_off_and_hover_text_large_enough() -> None:
     assert style.PLOT_CONFIG["displayModeBar"] is False
     layout = style.styled(heatmaps.heatmap(np.zeros((2, 2)), ["a", "b"], ["a", "b"])["layout"])
     assert layout["hoverlabel"]["font"]["size"] >= 13
+
+
+def test_bar_labels_stand_level_where_they_fit_else_wrap_then_turn() -> None:
+    from ui.charts import BAR_PLOT_PX, bar_chart
+    from ui.style import Look
+
+    heads = [f"tête {h}" for h in range(8)]  # wider than a 48 px bar: the categories grow
+    spec = bar_chart({"H": [1.0] * 8}, heads, barmode="relative", look=Look("fr"))
+    layout = spec["layout"]
+    assert layout["xaxis"]["tickangle"] == 0 and "ticktext" not in layout["xaxis"]
+    plot = layout["width"] - layout["margin"]["l"] - layout["margin"]["r"]
+    assert plot / 8 >= labels.label_px("tête 7") + 6 and plot <= BAR_PLOT_PX
+    # each bar as wide as its number, which stands level in it
+    pair = bar_chart({"H": [0.5] * 5, "ln": [1.61] * 5}, TOKENS, look=Look("fr"))
+    assert all(trace["textangle"] == 0 for trace in pair["data"])
+    pair_plot = pair["layout"]["width"] - 80 - pair["layout"]["margin"]["r"]
+    assert pair_plot / 5 >= 12 + 2 * (labels.label_px("1,61") + 4)
+    # too many to grow: a label with a space takes two lines, the bars keep their names
+    words = [f"mot {i:02d}" for i in range(24)]
+    wrapped = bar_chart({"H": [1.0] * 24}, words, barmode="relative")["layout"]
+    assert wrapped["xaxis"]["tickangle"] == 0
+    assert wrapped["xaxis"]["ticktext"][0] == "mot<br>00"
+    assert wrapped["xaxis"]["tickvals"] == words
+    # one word each, too many to grow: turned, with the margin that holds them
+    tokens = [f"token{i}" for i in range(32)]
+    turned = bar_chart({"H": [1.0] * 32}, tokens)["layout"]
+    assert turned["xaxis"]["tickangle"] == -60
+    assert turned["margin"]["b"] > wrapped["margin"]["b"] - 16

@@ -95,6 +95,8 @@ def _bar_text(value: float | None, digits: int, look: Look) -> str:
 
 
 PHONE_PX = 350  # the narrowest column a phone gives a chart (390 px less the page's padding)
+BAR_PLOT_PX = 600  # categories grow to hold their labels level up to this plot width
+LABEL_GAP = 8  # px between two level category labels
 
 
 def bar_chart(
@@ -113,9 +115,11 @@ def bar_chart(
 
     ``barmode="group"`` puts the series side by side; ``"relative"`` lets series that fill
     different categories (None elsewhere) share one bar width, e.g. one colour per kind of head.
-    Sizes (px): a category is 12 + 24 per series wide (48 for ``"relative"``), the plot at
-    least 200 and the figure at least its title: a fixed width, so that two charts stand side
-    by side only where both fit (``ui.wire.show_figures``) and a title never runs past its chart.
+    Sizes (px): a category is 12 + a bar per series wide (48 for ``"relative"``), a bar at
+    least 24 and as wide as its number, a category as wide as its label up to a plot of
+    BAR_PLOT_PX, the plot at least 200 and the figure at least its title: a fixed width, so
+    that two charts stand side by side only where both fit (``ui.wire.show_figures``) and a
+    title never runs past its chart.
     Shapes: series {name: [N]}, categories N labels, lines [(y, label)].
     """
     palette = ("#1f5fa8", "#e08a1e", "#2a9d8f", "#8e5ea2")  # distinguishable with colour blindness
@@ -136,6 +140,7 @@ def bar_chart(
         if len(categories) <= 16:
             trace["text"] = [_bar_text(v, digits, look) for v in values]
             trace["textfont"] = {"size": round(12 * look.scale)}
+            trace["textangle"] = 0
         data.append(trace)
     # dashed reference lines across the plot ...
     dash = {"color": MUTED, "dash": "dash"}
@@ -148,23 +153,26 @@ def bar_chart(
         | {"xref": "x domain", "y": y, "yanchor": "middle", "yref": "y"}
         for y, label in lines
     ]
-    # many categories: let plotly turn the labels so they never overlap on a phone
-    tickangle = 0 if len(categories) <= 8 else -60  # set, not left to plotly: margins fit it
-    xaxis = {"type": "category", "tickangle": tickangle}
+    # category labels stand level where they fit their slot: a category grows to its widest
+    # label while the plot stays within BAR_PLOT_PX; a label that still does not fit takes two
+    # lines (at its middle space), and only then are the labels turned (-60°)
     legend = len(series) > 1
-    # the y numbers and title need about 75 px; the x labels as for a heatmap, less its title;
-    # the legend under them, with room for two rows: a chart in half a page wraps two entries
-    # (plotly would otherwise grow the margin and draw the chart again)
-    below = axis_margins((), categories, tickangle)["b"] - 36
+    # a bar holds its number level (plotly turns a number wider than its bar on its side)
+    numbers = [_bar_text(v, digits, look) for values in series.values() for v in values]
+    number_px = max((label_px(n) for n in numbers), default=0.0) * look.scale
+    bar_px = max(24, math.ceil(number_px) + 6) if len(categories) <= 16 else 24
+    per_category = max(48, 12 + bar_px) if barmode == "relative" else 12 + bar_px * len(series)
+    k = look.scale  # presenter mode: the chart's text is a projector's, a quarter larger
+    widest = max((label_px(str(c)) for c in categories), default=0.0) * k
+    if widest + LABEL_GAP > per_category and len(categories) * (widest + LABEL_GAP) <= BAR_PLOT_PX:
+        per_category = math.ceil(widest + LABEL_GAP)
+    plot_w = max(200, len(categories) * per_category)
     margin = {
         "l": 80,
-        "r": math.ceil(max(label_px(label) for _, label in lines) + 18) if lines else 12,
+        "r": math.ceil(max(label_px(label) for _, label in lines) * k + 18) if lines else 12,
         "t": 36 if title else 12,
-        "b": below + (56 if legend else 0),
     }
-    per_category = 48 if barmode == "relative" else 12 + 24 * len(series)
-    plot_w = max(200, len(categories) * per_category)
-    title_px = math.ceil(label_px(title) * 14 / 12 * 1.1) + 16
+    title_px = math.ceil(label_px(title) * 14 / 12 * 1.1 * k) + 16
     if look.phone and max(margin["l"] + plot_w + margin["r"], title_px) > PHONE_PX:
         # a phone's column: the plot gives way (down to 120 px) and the title takes two lines
         plot_w = max(120, PHONE_PX - margin["l"] - margin["r"])
@@ -172,8 +180,30 @@ def bar_chart(
             title = fit_lines(title, PHONE_PX - 16)
             margin["t"] += 18 if "<br>" in title else 0
             title_px = PHONE_PX
-    width = max(margin["l"] + plot_w + margin["r"], title_px)
+    slot = plot_w / max(1, len(categories)) - LABEL_GAP  # px a level label may take
+    shown = [str(c) for c in categories]
+    if widest > slot:
+        shown = [fit_lines(c, slot / k * 14 / 12) for c in shown]  # it measures at 14 px
+    two_lines = any("<br>" in c for c in shown)
+    level = all(label_px(line) * k <= slot for c in shown for line in c.split("<br>"))
+    tickangle = 0 if level else -60  # set, not left to plotly: the margins fit it
+    if not level:
+        shown, two_lines = [str(c) for c in categories], False
+    xaxis = {"type": "category", "tickangle": tickangle}
+    if two_lines:  # the data keep their names (hover, tests); only the ticks are wrapped
+        xaxis |= {"tickmode": "array", "tickvals": list(categories), "ticktext": shown}
+    # the y numbers and title need about 75 px; the x labels as for a heatmap, less its title,
+    # and a second line's 16 px; the legend under them, with room for two rows: a chart in
+    # half a page wraps two entries (plotly would otherwise grow the margin and draw it again)
+    below = axis_margins((), categories, tickangle)["b"] - 36 + (16 if two_lines else 0)
+    below = math.ceil(below * k)
+    margin["b"] = below + (math.ceil(56 * k) if legend else 0)
     plot_px = height - margin["t"] - margin["b"]  # the plot area's height
+    # a y title longer than the plot would run into the chart's title: two lines, a wider margin
+    if label_px(y_title) * 14 / 12 * k > plot_px - 8:
+        y_title = fit_lines(y_title, (plot_px - 8) / k)
+        margin["l"] += math.ceil(18 * k) if "<br>" in y_title else 0
+    width = max(margin["l"] + plot_w + margin["r"], title_px)
     layout = {
         "xaxis": xaxis,
         "yaxis": {"title": {"text": y_title}, "rangemode": "tozero"},
@@ -189,4 +219,13 @@ def bar_chart(
     }
     if lines:
         layout.update(shapes=shapes, annotations=notes)
+    if k != 1:
+        font = {"size": round(12 * k)}
+        layout["xaxis"]["tickfont"] = font
+        layout["yaxis"] |= {"tickfont": font, "title": {"text": y_title, "font": {"size": 14 * k}}}
+        layout["legend"]["font"] = font
+        if title:
+            layout["title"]["font"] = {"size": round(14 * k)}
+        for note in notes:
+            note["font"] = font
     return fast_figure(data, layout)
