@@ -10,13 +10,13 @@ from ui.charts import bar_chart
 from ui.exercise import your_turn
 from ui.follow import TOKEN, following, token_chips
 from ui.frame import frame
-from ui.headview import head_view_figure, lines_of, patterns_figure
+from ui.headview import head_view_figure, lines_of, patterns_figures
 from ui.sections import folded, show_code
 from ui.style import Look
 from ui.tables import matrix_table
 from ui.text import num, translator
 from ui.text.heads import TEXT
-from ui.wire import show_figure
+from ui.wire import show_figure, show_figures
 
 s = frame("page_heads", values=(TOKEN,))
 t = translator(TEXT, s.lang)
@@ -61,7 +61,11 @@ setting = {
     "embeddings": cfg.embeddings,
     "lang": s.lang,
 }
-show_figure(patterns_figure(token=i, phone=look.phone, scale=look.scale, **setting), key="patterns")
+pieces = patterns_figures(token=i, phone=look.phone, scale=look.scale, **setting)
+# the grid's pieces side by side, wrapping onto the next row where the column ends
+show_figures(
+    [(fig, f"patterns-{k}" if k else "patterns") for k, fig in enumerate(pieces)], key="patterns"
+)
 
 st.subheader(t("headview"), anchor=False)
 st.write(t("headview_intro"))

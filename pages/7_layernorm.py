@@ -70,6 +70,7 @@ heatmap_grid(
         t("ln_out", eps=eps_label(eps)),
     ],
     key="matrices",
+    wrap=True,  # two a row where the column holds them, else one: never scrolling sideways
     look=look,
     signed=True,
     x_title=t("feature"),

@@ -94,6 +94,18 @@ def figure(at: AppTest, key: str) -> dict:
     return json.loads(chart.proto.spec)
 
 
+def figure_pieces(at: AppTest, key: str) -> list[dict]:
+    """The plotly specs of a grid shown in pieces that wrap (``ui.grids.grid_figures``: keys
+    ``key``, ``key-1``, ``key-2``, ...), in order; one spec for a grid in one figure."""
+    ids = {c.proto.id: c for c in at.get("plotly_chart")}
+    pieces = []
+    while found := [
+        c for i, c in ids.items() if i.endswith(f"-{key}-{len(pieces)}" if pieces else f"-{key}")
+    ]:
+        pieces.append(json.loads(found[0].proto.spec))
+    return pieces
+
+
 def array_of(value: object) -> np.ndarray:
     """A plotly data array as floats (plotly may send it base64-encoded; null = NaN)."""
     if isinstance(value, dict):

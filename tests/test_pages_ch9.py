@@ -31,6 +31,7 @@ from tests.apptest_pages import (
     array_of,
     close_to_shown,
     figure,
+    figure_pieces,
     opened,
     shown_text,
     tables,
@@ -90,6 +91,11 @@ def test_every_text_exists_in_both_languages() -> None:
 KINDS = ("sharp", "mixed", "diffuse")
 
 
+def grid_titles(at, key: str) -> list[str]:
+    """The plots' titles of a grid, across its pieces, in order."""
+    return [a["text"] for piece in figure_pieces(at, key) for a in piece["layout"]["annotations"]]
+
+
 def entropy_bars(spec: dict) -> np.ndarray:
     """The bar of every head, whichever series (kind of head) holds it."""
     return np.nansum([array_of(bar["y"]) for bar in spec["data"]], axis=0)
@@ -99,24 +105,30 @@ def entropy_bars(spec: dict) -> np.ndarray:
 def test_heads_patterns_labels_and_entropy_bars(link: str) -> None:
     at, want = opened("heads", LINKS[link]), Expected(LINKS[link])
     heads = want.trace.heads
-    grid = figure(at, "patterns")  # one figure, one plot per head
-    assert len(grid["data"]) == want.cfg.n_heads
-    titles = [note["text"] for note in grid["layout"]["annotations"]]
-    for h, head in enumerate(heads):
-        z = z_of(grid, h)
+    # one plot per head, in one figure or in pieces that wrap, each piece's plots on x/y, x2/y2...
+    pieces = figure_pieces(at, "patterns")
+    plots = [(piece, k) for piece in pieces for k in range(len(piece["data"]))]
+    assert len(plots) == want.cfg.n_heads
+    for h, (head, (piece, k)) in enumerate(zip(heads, plots)):
+        z = z_of(piece, k)
         np.testing.assert_allclose(z[want.trace.mask], head.pattern[want.trace.mask], atol=1e-12)
         assert np.isnan(z[~want.trace.mask]).all()  # masked cells drawn as masked, not as 0
-        trace = grid["data"][h]
+        trace = piece["data"][k]
         assert trace["coloraxis"] == "coloraxis" and "zmin" not in trace
         label = HEADS_TEXT["en"][llm.classify_head(head.pattern, want.causal)]
-        assert titles[h] == f"head {h} · {label} · H̄ = {llm.head_entropy(head.pattern):.2f}"
+        title = piece["layout"]["annotations"][k]["text"]
+        assert title == f"head {h} · {label} · H̄ = {llm.head_entropy(head.pattern):.2f}"
         assert [str(v) for v in trace["y"]] == want.labels
         assert (trace["xaxis"], trace["yaxis"]) == (
-            ("x", "y") if h == 0 else (f"x{h + 1}", f"y{h + 1}")
+            ("x", "y") if k == 0 else (f"x{k + 1}", f"y{k + 1}")
         )
-    # the one colour bar for all heads runs from 0 to 1
-    scale = grid["layout"]["coloraxis"]
-    assert (scale["cmin"], scale["cmax"]) == (0.0, 1.0)
+    # one colour scale for all heads, from 0 to 1, and one colour bar, beside the last piece
+    for piece in pieces:
+        scale = piece["layout"]["coloraxis"]
+        assert (scale["cmin"], scale["cmax"]) == (0.0, 1.0)
+    assert [p["layout"]["coloraxis"].get("showscale", True) for p in pieces] == [
+        piece is pieces[-1] for piece in pieces
+    ]
 
     bars = figure(at, "entropy_bars")
     # one series per kind of head: each head's bar sits in the series of its label
@@ -260,9 +272,16 @@ def test_layernorm_matrices_and_row_stats(link: str) -> None:
     at, want = opened("layernorm", LINKS[link]), Expected(LINKS[link])
     assert at.select_slider(key="eps").value == 1e-5
     resid, ln_out = llm.residual_layer_norm(want.x, want.trace.attn_out, eps=1e-5)
-    grid = figure(at, "matrices")
-    for n, m in enumerate((want.x, want.trace.attn_out, resid, ln_out)):
-        np.testing.assert_allclose(z_of(grid, n), m, rtol=0, atol=1e-12)
+    plots = [
+        (piece, k) for piece in figure_pieces(at, "matrices") for k in range(len(piece["data"]))
+    ]
+    for (piece, k), m in zip(plots, (want.x, want.trace.attn_out, resid, ln_out), strict=True):
+        np.testing.assert_allclose(z_of(piece, k), m, rtol=0, atol=1e-12)
+    # one red-blue scale for the four, from -b to b, b the largest magnitude of them all
+    b = max(np.abs(m).max() for m in (want.x, want.trace.attn_out, resid, ln_out))
+    for piece, _ in plots:
+        scale = piece["layout"]["coloraxis"]
+        assert (scale["cmin"], scale["cmax"]) == pytest.approx((-b, b), abs=1e-12)
     np.testing.assert_allclose(resid, want.x + want.trace.attn_out, atol=0)
 
     stats = stats_of(at)
@@ -308,7 +327,7 @@ def test_layernorm_large_eps_lowers_the_std() -> None:
     assert stats[:, 3].max() < 0.9  # visibly below 1: every row here has variance near 1
     assert (stats_of(opened("layernorm", {}))[:, 3] > stats[:, 3] + 0.1).all()
     np.testing.assert_allclose(stats[:, 2], 0.0, atol=1e-12)  # the mean stays 0
-    assert "eps = 1" in figure(at, "matrices")["layout"]["annotations"][3]["text"]
+    assert "eps = 1" in grid_titles(at, "matrices")[3]
 
 
 def test_layernorm_bad_eps_is_replaced_and_said() -> None:
@@ -331,7 +350,7 @@ def test_layernorm_moving_eps_updates_the_numbers() -> None:
     assert not at.exception
     stats = stats_of(at)
     np.testing.assert_allclose(stats[:, 3], stats[:, 1] / np.sqrt(stats[:, 1] ** 2 + 0.1))
-    assert "eps = 0.1" in figure(at, "matrices")["layout"]["annotations"][3]["text"]
+    assert "eps = 0.1" in grid_titles(at, "matrices")[3]
 
 
 def test_layernorm_settings_change_the_numbers() -> None:
@@ -425,9 +444,7 @@ def test_heads_titles_notes_and_prose_write_the_language_s_decimals(lang: str) -
     assert titles[0] == (
         "tête 0 · mixte · H̄ = 0,46" if lang == "fr" else "head 0 · mixed · H̄ = 0.46"
     )
-    shown = [
-        a["text"].replace("<br>", " ") for a in figure(at, "patterns")["layout"]["annotations"]
-    ]
+    shown = [title.replace("<br>", " ") for title in grid_titles(at, "patterns")]
     assert [title for title in shown if "H̄" in title] == titles
     bars = [a["text"] for a in figure(at, "entropy_bars")["layout"]["annotations"]]
     assert sorted(bars) == sorted(notes)

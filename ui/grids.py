@@ -1,8 +1,11 @@
 """Grids of heatmaps: several matrices as plots of ONE figure, on one colour scale.
 
 The plots keep their cells' size (``Look.cells``): as many stand in a row as fit ROW_PX, the
-others in the next rows; a phone has one a row. A grid wider than its column scrolls sideways
-in its own box (``ui.wire.show_figure``).
+others in the next rows; a phone has one a row. A grid whose cells carry numbers and that is
+wider than the narrowest column a class's screen leaves (WRAP_PX) comes as pieces of as many
+plots as fit it (``grid_figures``), side by side where the column holds them and wrapping onto
+the next row where it does not. Any other grid wider than its column scrolls sideways in its
+own box (``ui.wire.show_figure``).
 """
 
 from __future__ import annotations
@@ -17,11 +20,15 @@ import numpy as np
 from ui.heatmaps import heatmap_cells, mask_shape
 from ui.labels import axis_margins, fit_lines, label_px
 from ui.style import BAR, CELL_AXIS, COLOUR_SCALES, LARGE_SIDE_PX, PLAIN, Look
-from ui.wire import Spec, fast_figure, show_figure
+from ui.wire import Spec, fast_figure, show_figures
 
 ROW_PX = 820  # a row of plots at most this wide (px): the column of 1280 × 720 with the sidebar
+# the narrowest chart box of a class's computer screen (px): 1280 × 720 zoomed to 150 % (521 px;
+# 1024 × 768 with the sidebar open gives 564)
+WRAP_PX = 516
 PLOT_GAP = 28  # px between two plots of a row
 SUBTITLE_PX = 13  # a plot's title, above it
+ROW_ROOM = 14  # px between a row's x labels and the titles of the row under it
 
 
 def heatmap_grid(
@@ -31,16 +38,126 @@ def heatmap_grid(
     titles: Sequence[str],
     *,
     key: str,
+    wrap: bool = False,
     **style: Any,
 ) -> None:
     """Several heatmaps in ONE figure, on one colour scale with one colour bar; ``style`` as in
-    ``grid_figure``.
+    ``grid_figure``. ``wrap``: in the pieces of ``grid_figures`` where one figure is wider than
+    the narrowest column (keys ``key``, ``key-1``, ...), so they wrap instead of scrolling.
 
-    One figure rather than one per matrix: the browser draws every figure from scratch on each
-    change, and most of that cost is per figure, not per cell.
+    One figure rather than one per matrix where it can: the browser draws every figure from
+    scratch on each change, and most of that cost is per figure, not per cell.
     Shapes: mats N × [R, C]; rows R labels; cols N × C labels; titles N.
     """
-    show_figure(grid_figure(mats, rows, cols, titles, **style), key=key)
+    if wrap:
+        pieces = grid_figures(mats, rows, cols, titles, **style)
+    else:
+        pieces = [grid_figure(mats, rows, cols, titles, **style)]
+    show_figures([(fig, f"{key}-{k}" if k else key) for k, fig in enumerate(pieces)], key=key)
+
+
+def grid_figures(
+    mats: Sequence[np.ndarray],
+    rows: Sequence[str],
+    cols: Sequence[Sequence[str]],
+    titles: Sequence[str],
+    *,
+    signed: bool = False,
+    zmin: float = 0.0,
+    zmax: float = 1.0,
+    per_row: int = 4,
+    look: Look = PLAIN,
+    phone: bool = False,
+    **style: Any,
+) -> list[Spec]:
+    """The grid of ``grid_figure`` as figures that wrap: one figure when it fits WRAP_PX, when
+    its cells carry no numbers (large settings: its box scrolls sideways) or on a phone (one
+    plot a row already); else pieces of as many plots as fit WRAP_PX with the colour bar, each a
+    row, all on the one colour scale, the colour bar beside the last. ``ui.wire.show_figures``
+    stands them side by side, wrapping onto the next row where the column ends, so no column
+    of a class's screen scrolls them sideways. ``style``: the rest of ``grid_figure``'s keywords.
+    Shapes: mats N × [R, C]; rows R labels; cols N × C labels; titles N -> pieces.
+    """
+    if phone:
+        look = replace(look, phone=True)
+    bound = None
+    if signed:  # the largest magnitude of every matrix, for every piece
+        bound = max((float(np.nanmax(np.abs(m))) for m in mats), default=1.0) or 1.0
+    common = {"signed": signed, "zmin": zmin, "zmax": zmax, "bound": bound, "look": look}
+    common |= style
+    whole = grid_figure(mats, rows, cols, titles, per_row=per_row, **common)
+    n = len(mats)
+    _, number_px = _cells(look, rows, cols)
+    if look.phone or n == 1 or not number_px or whole["layout"]["width"] <= WRAP_PX:
+        return [whole]
+    scale_title = str(style.get("scale_title", ""))
+    fits = _plan(rows, cols, titles, look, scale_title, WRAP_PX, colour_bar=True)["fits"]
+    k = max(1, min(per_row, n, fits))
+    return [
+        grid_figure(
+            mats[a : a + k],
+            rows,
+            cols[a : a + k],
+            titles[a : a + k],
+            per_row=k,
+            colour_bar=a + k >= n,
+            upright=True,
+            **common,
+        )
+        for a in range(0, n, k)
+    ]
+
+
+def _cells(look: Look, rows: Sequence[str], cols: Sequence[Sequence[str]]) -> tuple[int, int]:
+    """The cells' side and their numbers' size (px) of a grid: several plots of a large setting
+    get half the side of a lone one."""
+    side = LARGE_SIDE_PX // (1 if len(cols) == 1 else 2)
+    return look.cells(max(len(rows), max(len(c) for c in cols)), side)
+
+
+def _plan(
+    rows: Sequence[str],
+    cols: Sequence[Sequence[str]],
+    titles: Sequence[str],
+    look: Look,
+    scale_title: str,
+    row_px: float,
+    *,
+    colour_bar: bool,
+) -> dict[str, Any]:
+    """A grid's sizes (px): its cells, their numbers, the x labels' angle and height, the
+    titles (on two lines where longer than their plot) and their height, a plot's slot, the
+    margins, and how many slots fit ``row_px``."""
+    cell, number_px = _cells(look, rows, cols)
+    most_cols = max(len(c) for c in cols)
+    all_cols = [c for group in cols for c in group]
+    widest_px = max(label_px(str(c)) for c in all_cols)
+    tickangle = 0 if widest_px + 6 <= cell else (-60 if cell >= 20 else -90)
+    x_labels = 22 + abs(math.sin(math.radians(tickangle))) * widest_px  # px under a plot
+    plot_w = most_cols * cell
+    # a title longer than its plot takes two lines, and the slot the longer line's width
+    titles = [fit_lines(t, max(plot_w, 150) * 14 / SUBTITLE_PX) for t in titles]  # at 13 px
+    lines = max(t.count("<br>") + 1 for t in titles)
+    widest_title = max(
+        label_px(line) * SUBTITLE_PX / 12 for t in titles for line in t.split("<br>")
+    )
+    slot = max(plot_w, math.ceil(widest_title + 8))
+    margin = axis_margins(rows, all_cols, tickangle, colour_bar=colour_bar)
+    # room for an upright bar and its title; none beside a piece without the bar
+    bar_r = margin["r"] + (28 if scale_title else 0) if colour_bar else margin["r"]
+    fits = int(row_px - margin["l"] - bar_r + PLOT_GAP) // (slot + PLOT_GAP)
+    return {
+        "cell": cell,
+        "number_px": number_px,
+        "tickangle": tickangle,
+        "x_labels": x_labels,
+        "titles": titles,
+        "title_px": 8 + 17 * lines,  # a plot's title lines above it
+        "slot": slot,
+        "margin": margin,
+        "bar_r": bar_r,
+        "fits": fits,
+    }
 
 
 def grid_figure(
@@ -62,14 +179,19 @@ def grid_figure(
     look: Look = PLAIN,
     phone: bool = False,
     row_px: float = ROW_PX,
+    colour_bar: bool = True,
+    upright: bool = False,
+    bound: float | None = None,
 ) -> Spec:
     """The heatmaps of ``mats`` as a grid of plots, at most ``per_row`` a row, in one figure.
 
     Viridis from zmin to zmax, or (``signed``) red-blue from -b to b with b the largest |value|
     of all the matrices: one shared ``coloraxis`` and its colour bar on the right (above the
-    plots when they stand one a row). Trace n sits on axes x{n+1}/y{n+1} (plotly's names: x,
-    x2, x3, ...), its title in an annotation above it. The token labels stand once, left of
-    each row of plots; exact values on hover.
+    plots when they stand one a row; none when not ``colour_bar``, for a piece of a grid whose
+    bar another piece holds; upright beside a lone plot too when ``upright``, as in a piece of
+    ``grid_figures``, whose pieces share ``bound`` as b). Trace n sits on axes
+    x{n+1}/y{n+1} (plotly's names: x, x2, x3, ...), its title in an annotation above it. The
+    token labels stand once, left of each row of plots; exact values on hover.
 
     Sizes (px): every cell is ``look.cells(max(R, most C))`` square; a plot's slot is as wide
     as its cells or its title; a row holds as many slots as fit ROW_PX (one on a phone; all
@@ -81,33 +203,19 @@ def grid_figure(
     if phone:
         look = replace(look, phone=True)
     if signed:
-        zmax = max((float(np.nanmax(np.abs(m))) for m in mats), default=1.0) or 1.0
+        zmax = bound or max((float(np.nanmax(np.abs(m))) for m in mats), default=1.0) or 1.0
         zmin = -zmax
     n = len(mats)
-    most_cols = max(len(c) for c in cols)
-    # several plots of a large setting: half the side of a lone one
-    cell, number_px = look.cells(max(len(rows), most_cols), LARGE_SIDE_PX // (1 if n == 1 else 2))
-    all_cols = [c for group in cols for c in group]
-    widest_px = max(label_px(str(c)) for c in all_cols)
-    tickangle = 0 if widest_px + 6 <= cell else (-60 if cell >= 20 else -90)
-    x_labels = 22 + abs(math.sin(math.radians(tickangle))) * widest_px  # px under a plot
-    plot_w, plot_h = most_cols * cell, len(rows) * cell
-    # a title longer than its plot takes two lines, and the slot the longer line's width
-    titles = [fit_lines(t, max(plot_w, 150) * 14 / SUBTITLE_PX) for t in titles]  # at 13 px
-    lines = max(t.count("<br>") + 1 for t in titles)
-    widest_title = max(
-        label_px(line) * SUBTITLE_PX / 12 for t in titles for line in t.split("<br>")
-    )
-    slot = max(plot_w, math.ceil(widest_title + 8))
-    title_px = 8 + 17 * lines  # a plot's title lines above it
-    margin = axis_margins(rows, all_cols, tickangle, colour_bar=True)
-    bar_r = margin["r"] + (28 if scale_title else 0)  # room for an upright bar and its title
-    fits = int(row_px - margin["l"] - bar_r + PLOT_GAP) // (slot + PLOT_GAP)
+    plan = _plan(rows, cols, titles, look, scale_title, row_px, colour_bar=colour_bar)
+    cell, number_px, tickangle = plan["cell"], plan["number_px"], plan["tickangle"]
+    x_labels, titles, title_px = plan["x_labels"], plan["titles"], plan["title_px"]
+    slot, margin, bar_r, fits = plan["slot"], plan["margin"], plan["bar_r"], plan["fits"]
+    plot_h = len(rows) * cell
     if not number_px:  # large settings: every row as the page asks, the box scrolls sideways
         fits = per_row
     per_row = 1 if look.phone else max(1, min(per_row, n, fits))
     n_rows = -(-n // per_row)
-    row_gap = x_labels + title_px + 14  # px from the bottom of one row of plots to the next
+    row_gap = x_labels + title_px + ROW_ROOM  # px from the bottom of one row of plots to the next
     margin.update(t=title_px + 4, b=margin["b"] if x_title else math.ceil(x_labels + 8), r=bar_r)
     inner_h = n_rows * plot_h + (n_rows - 1) * row_gap  # the plot area's height, px
     inner_w = per_row * slot + (per_row - 1) * PLOT_GAP  # and its width
@@ -167,8 +275,11 @@ def grid_figure(
         )
         if hidden is not None and (shape := mask_shape(hidden, cell, f"x{suffix}", f"y{suffix}")):
             shapes.append(shape)
-    if per_row > 1:  # the colour bar upright, right of the grid
-        bar: dict[str, object] = {"x": 1.0, "xanchor": "left", "y": 1.0, "yanchor": "top", **BAR}
+    bar: dict[str, object] = {}
+    if not colour_bar:  # a piece of a grid whose bar another piece holds
+        pass
+    elif per_row > 1 or upright:  # the colour bar upright, right of the grid
+        bar = {"x": 1.0, "xanchor": "left", "y": 1.0, "yanchor": "top", **BAR}
         bar.update(lenmode="pixels", len=max(inner_h, 100))
         if scale_title:
             bar["title"] = {"text": fit_lines(scale_title, inner_h), "side": "right"}
@@ -201,13 +312,10 @@ def grid_figure(
                     "font": {"size": 14},
                 }
             )
+    scale = {"colorscale": COLOUR_SCALES["RdBu_r" if signed else "Viridis"], "cmin": zmin}
+    scale |= {"cmax": zmax, "colorbar": bar} if colour_bar else {"cmax": zmax, "showscale": False}
     layout.update(
-        coloraxis={
-            "colorscale": COLOUR_SCALES["RdBu_r" if signed else "Viridis"],
-            "cmin": zmin,
-            "cmax": zmax,
-            "colorbar": bar,
-        },
+        coloraxis=scale,
         annotations=annotations,
         width=math.ceil(margin["l"] + inner_w + margin["r"]),
         height=math.ceil(inner_h + margin["t"] + margin["b"]),

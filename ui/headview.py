@@ -5,7 +5,7 @@ line per pair (i, j) the mask lets through, from query i to key j, its opacity t
 pattern[i, j]; one colour per head; masked pairs have no line at all. It reads the same ``Trace``
 as the heatmaps. A followed token's lines are drawn thicker, and its two labels bold.
 
-Page 5's two figures, the grid of every head's pattern and the head view, are built once per
+Page 5's figures, the grid of every head's pattern and the head view, are built once per
 setting and kept (``ui.wire.keep``): a rerun that changes nothing on them sends them as they are.
 """
 
@@ -19,7 +19,7 @@ import streamlit as st
 import llm
 from ui.compute import compute_lab
 from ui.follow import outline_row
-from ui.grids import grid_figure
+from ui.grids import grid_figures
 from ui.labels import label_px
 from ui.style import MUTED, Look
 from ui.text import num, translator
@@ -163,8 +163,9 @@ def _patterns(
     lang: str,
     phone: bool,
     scale: float,
-) -> Spec:
-    """Every head's pattern in one grid, titled by its kind and mean entropy (kept, shared)."""
+) -> tuple[Spec, ...]:
+    """Every head's pattern in one grid, titled by its kind and mean entropy, in the pieces that
+    wrap (``ui.grids.grid_figures``; kept, shared)."""
     t = translator(TEXT, lang)
     lab = compute_lab(text, d_model, n_heads, seed, causal, embeddings)
     trace, labels = lab.trace, lab.labels
@@ -177,7 +178,7 @@ def _patterns(
         )
         for h, head in enumerate(trace.heads)
     ]
-    grid = grid_figure(
+    pieces = grid_figures(
         [head.pattern for head in trace.heads],
         labels,
         [labels] * n_heads,
@@ -191,16 +192,17 @@ def _patterns(
         scale_title=t("scale"),
         look=Look(lang, phone, scale),
     )
-    return keep(grid)
+    return tuple(keep(piece) for piece in pieces)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def patterns_figure(*, token: int, **setting: object) -> Spec:
-    """Page 5's grid of every head's pattern with row ``token`` outlined in each (kept, shared;
-    the grid's traces are one list for every token). ``setting``: the lab's text, d_model,
-    n_heads, seed, causal and embeddings, and the look's lang, phone and scale."""
-    grid = _patterns(**setting)
-    return keep(outline_row(grid, token, plots=int(setting["n_heads"])))
+def patterns_figures(*, token: int, **setting: object) -> tuple[Spec, ...]:
+    """Page 5's grid of every head's pattern with row ``token`` outlined in each, in pieces
+    (kept, shared; a piece's traces are one list for every token). ``setting``: the lab's text,
+    d_model, n_heads, seed, causal and embeddings, and the look's lang, phone and scale."""
+    return tuple(
+        keep(outline_row(piece, token, plots=len(piece["data"]))) for piece in _patterns(**setting)
+    )
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)

@@ -90,10 +90,11 @@ PHONE_AGENT = (
     "Chrome/131.0 Mobile Safari/537.36"
 )
 GRID_JS = """() => {
-    const gd = document.querySelector('.st-key-patterns .js-plotly-plot');
-    const full = gd._fullLayout;
-    return gd._fullData.map(t => ({x: full[t.xaxis.replace('x', 'xaxis')]._length,
-                                   y: full[t.yaxis.replace('y', 'yaxis')]._length}));
+    // the grid's figures: one, or its pieces that wrap
+    const gds = document.querySelectorAll('.st-key-figs-patterns .js-plotly-plot');
+    return [...gds].flatMap(gd => { const full = gd._fullLayout;
+        return gd._fullData.map(t => ({x: full[t.xaxis.replace('x', 'xaxis')]._length,
+                                       y: full[t.yaxis.replace('y', 'yaxis')]._length})); });
 }"""
 
 
@@ -116,7 +117,7 @@ def test_grid_of_heads_stacks_on_a_phone(
         if agent:
             main = session.page.locator("[data-testid='stMain']")
             assert main.evaluate("el => el.scrollWidth <= el.clientWidth")
-        assert session.page.evaluate(OVERLAPS_JS, ".st-key-patterns") == []
+        assert session.page.evaluate(OVERLAPS_JS, ".st-key-figs-patterns") == []
         assert session.console.errors == []
     finally:
         screenshot(session.page, f"grid_heads_{'phone' if agent else 'desktop'}")

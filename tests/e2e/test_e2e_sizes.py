@@ -9,6 +9,7 @@ drawn at a device scale of 1.5, as the browser's own zoom lays it out.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -63,6 +64,8 @@ PRESETS = {
     "chapter9": "d_model=8&n_heads=4",
 }
 CHAPTER_ROWS, CHAPTER_COLS = 8, 16  # the chapters' sizes: what must keep readable cells
+# a few pages only, by their slugs: E2E_PAGES=heads,layernorm (unset: every page)
+ONLY = [slug for slug in os.environ.get("E2E_PAGES", "").split(",") if slug]
 
 
 def url_path(file: str) -> str:
@@ -221,6 +224,8 @@ def visits(browser: Browser, server: Server, screens: list[Screen]) -> Iterator[
             if lang == "fr" and query == PRESETS["chapter8"]:
                 continue
             for file, _, _ in PAGES:
+                if ONLY and (url_path(file).strip("/") or "home") not in ONLY:
+                    continue
                 path = f"{url_path(file)}?{query}&lang={lang}"
                 page.set_viewport_size({"width": first.width, "height": first.height})
                 page.goto(server.url + path)

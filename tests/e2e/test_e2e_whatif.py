@@ -38,10 +38,11 @@ def outlined_rows(page: Page, key: str) -> list[float]:
     """The rows outlined on the chart drawn with ``key``, as the browser holds them."""
     return page.evaluate(
         """([key, colour]) => {
-            const el = document.querySelector(`.st-key-${key} .js-plotly-plot`);
-            const shapes = (el && el.layout && el.layout.shapes) || [];
-            return shapes.filter(s => s.type === 'rect' && s.line && s.line.color === colour)
-                .map(s => (s.y0 + s.y1) / 2);
+            // every figure under the key: a chart, or the pieces of a grid (figs-<key>)
+            const els = document.querySelectorAll(`.st-key-${key} .js-plotly-plot`);
+            return [...els].flatMap(el => ((el.layout && el.layout.shapes) || [])
+                .filter(s => s.type === 'rect' && s.line && s.line.color === colour)
+                .map(s => (s.y0 + s.y1) / 2));
         }""",
         [key, OUTLINE],
     )
@@ -110,7 +111,7 @@ def test_a_token_chip_moves_the_outline_by_mouse_and_keyboard(session: Session) 
 
     # the value holds on page 5: the grid's plots and the head view follow the same token
     session.open("/heads?token=1")
-    wait_outline(page, "patterns", 1.0, plots=4)
+    wait_outline(page, "figs-patterns", 1.0, plots=4)  # the grid, in one figure or in pieces
     widths = page.evaluate(
         """() => {
             const el = document.querySelector('.st-key-headview .js-plotly-plot');
