@@ -229,6 +229,19 @@ def test_a_grid_wider_than_the_narrowest_column_comes_in_pieces_that_wrap() -> N
     assert len(grids.grid_figures(large, names, [names] * 4, list("abcd"))) == 1
 
 
+def test_a_row_s_tick_labels_keep_room_from_the_next_row_s_titles() -> None:
+    """Two rows of plots (one a row on a phone): between the first row's cells and the second
+    row's cells stand the x labels (22 px level, more slanted), ROW_ROOM px, then the titles."""
+    mats = [np.zeros((5, 5))] * 2
+    for look in (style.Look(), style.Look(phone=True)):
+        spec = grids.grid_figure(mats, TOKENS, [TOKENS] * 2, ["a", "b"], per_row=1, look=look)
+        (_, _, _, low), (_, _, top, _) = plot_px(spec)
+        angle = abs(math.radians(spec["layout"]["xaxis"]["tickangle"]))
+        x_labels = 22 + math.sin(angle) * max(labels.label_px(t) for t in TOKENS)
+        assert top - low == pytest.approx(x_labels + 8 + 17 + grids.ROW_ROOM, abs=0.5)
+        assert grids.ROW_ROOM >= 24
+
+
 def test_a_title_longer_than_its_plot_widens_the_slot_or_takes_two_lines() -> None:
     mats = [np.zeros((2, 2))] * 2
     titles = ["head 0 · sharp · H = 0.12", "head 1 · diffuse · H = 0.69 of the largest 0.69"]

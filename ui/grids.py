@@ -28,7 +28,7 @@ ROW_PX = 820  # a row of plots at most this wide (px): the column of 1280 × 720
 WRAP_PX = 516
 PLOT_GAP = 28  # px between two plots of a row
 SUBTITLE_PX = 13  # a plot's title, above it
-ROW_ROOM = 14  # px between a row's x labels and the titles of the row under it
+ROW_ROOM = 26  # px between a row's x labels and the titles of the row under it: room to read
 
 
 def heatmap_grid(
