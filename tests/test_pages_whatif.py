@@ -13,6 +13,7 @@ import llm
 from llm.scaling import scaling_sweep
 from tests.apptest_pages import PAGES, Expected, array_of, figure, figure_pieces, opened, z_of
 from ui.follow import OUTLINE
+from ui.headview import lines_of
 from ui.text.home import TEXT as HOME_TEXT
 from ui.text.softmax import TEXT as SOFTMAX_TEXT
 
@@ -206,7 +207,7 @@ def test_page_5_outlines_the_token_in_every_head_and_thickens_its_lines() -> Non
         assert outlined(piece) == [
             ("y" if k == 0 else f"y{k + 1}", 3.0) for k in range(len(piece["data"]))
         ]
-    lines = [s for s in figure(at, "headview")["layout"]["shapes"] if s["type"] == "line"]
+    lines = lines_of(figure(at, "headview"))
     widths = {s["line"]["width"] for s in lines if s["y0"] == 3}
     others = {s["line"]["width"] for s in lines if s["y0"] != 3}
     assert len(widths) == len(others) == 1 and widths.pop() > others.pop()
@@ -220,7 +221,7 @@ def test_page_5_outlines_the_token_in_every_head_and_thickens_its_lines() -> Non
 )
 def test_head_view_lines_are_the_pattern(link: dict[str, str]) -> None:
     at, want = opened("heads", link), Expected(link)
-    lines = [s for s in figure(at, "headview")["layout"]["shapes"] if s["type"] == "line"]
+    lines = lines_of(figure(at, "headview"))
     mask = want.trace.mask
     assert len(lines) == int(mask.sum())  # the shown head only, one line per unmasked pair
     for line in lines:
@@ -235,7 +236,7 @@ def test_the_head_picker_adds_a_colour_per_head() -> None:
     at.pills(key="headview_heads_4").set_value([0, 3]).run()
     assert not at.exception
     want = Expected({})
-    lines = [s for s in figure(at, "headview")["layout"]["shapes"] if s["type"] == "line"]
+    lines = lines_of(figure(at, "headview"))
     assert len(lines) == 2 * int(want.trace.mask.sum())
     colours = {s["line"]["color"] for s in lines}
     assert len(colours) == 2
