@@ -183,7 +183,12 @@ panels = [
 ]
 show_figure(
     line_panels(
-        sweep.d_k, panels, x_title=t("d_k_axis"), mark=(d_k, t("this_d_k", d_k=d_k)), phone=s.phone
+        sweep.d_k,
+        panels,
+        x_title=t("d_k_axis"),
+        mark=(d_k, t("this_d_k", d_k=d_k)),
+        phone=s.phone,
+        look=axes["look"],  # 0,5 on the axes and in the hover in French
     ),
     key="why_sqrt_dk",
 )
