@@ -328,7 +328,7 @@ def test_bar_labels_stand_level_where_they_fit_else_wrap_then_turn() -> None:
     pair = bar_chart({"H": [0.5] * 5, "ln": [1.61] * 5}, TOKENS, look=Look("fr"))
     assert all(trace["textangle"] == 0 for trace in pair["data"])
     pair_plot = pair["layout"]["width"] - 80 - pair["layout"]["margin"]["r"]
-    assert pair_plot / 5 >= 12 + 2 * (labels.label_px("1,61") + 4)
+    assert pair_plot / 5 >= 12 + 2 * (3 * 6.1 + 2.7 + 4)  # "1,61" at 12 px and its padding
     # too many to grow: a label with a space takes two lines, the bars keep their names
     words = [f"mot {i:02d}" for i in range(24)]
     wrapped = bar_chart({"H": [1.0] * 24}, words, barmode="relative")["layout"]
