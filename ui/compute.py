@@ -67,9 +67,19 @@ def compute_lab(
 ) -> Lab:
     """Tokenize, embed, draw the weights and run the sublayer once per distinct setting
     (page 3's what-ifs, the temperature and the √d_k switch, included). Every argument reaches
-    the cache by position, so a call that leaves the defaults out and one that spells them
-    find the same lab."""
-    return _lab(text, d_model, n_heads, seed, causal, embeddings, float(temperature), bool(scale))
+    the cache in the same order and by name (Streamlit looks a positional argument's name up in
+    the signature on every call), so a call that leaves the defaults out and one that spells
+    them find the same lab."""
+    return _lab(
+        text=text,
+        d_model=d_model,
+        n_heads=n_heads,
+        seed=seed,
+        causal=causal,
+        embeddings=embeddings,
+        temperature=float(temperature),
+        scale=bool(scale),
+    )
 
 
 @st.cache_resource(max_entries=128, show_spinner=False)
