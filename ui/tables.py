@@ -77,7 +77,10 @@ def matrix_table(
         table = _arrow_table(m, rows, cols, digits)
         if table is None:
             table = table_of(m, rows, cols).round(digits)
-        st.dataframe(table, width="stretch", key=f"{key}_table")
+        # every number with its ``digits`` decimals (1.400, not 1.4), as the French tables
+        fixed = st.column_config.NumberColumn(format=f"%.{digits}f")
+        config = {str(c): fixed for c in cols}
+        st.dataframe(table, width="stretch", column_config=config, key=f"{key}_table")
     st.caption(shape_text(name, np.asarray(m)))
     st.download_button(
         download_label or f"{name} · CSV",
