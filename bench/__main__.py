@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bench.common import ROOT, dump_json, loadavg, machine
+from bench.core import speed_probe
 
 SECTION_NAMES = ("core", "pages", "browser", "load", "checks")
 
@@ -82,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         results = json.loads(json_path.read_text())  # keep the sections not run this time
     started = time.perf_counter()
     results["machine"] = machine()
+    results["machine"]["speed_ms"] = speed_probe()
     results["command"] = "python -m bench " + " ".join(argv if argv is not None else sys.argv[1:])
     for name in wanted:
         print(f"[bench] {name} ... (load average {loadavg()})", flush=True)

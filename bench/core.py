@@ -51,6 +51,22 @@ def timeit(
     return times
 
 
+# The speed probe: the readable sublayer at T 16, d_model 64, 4 heads is plain Python, as most
+# of a page rerun is (Streamlit's elements, the readable code). Its median on the machine where
+# every target was first met, in the run whose table the README kept: a host whose probe takes
+# twice as long halves every target's margin.
+SPEED_REFERENCE_MS = 12.87
+
+
+def speed_probe(runs: int = 15) -> float:
+    """Median milliseconds of the readable sublayer at T 16, d_model 64, 4 heads on this machine."""
+    x, p = _inputs(16, 64, 4)
+    wq, wk, wv = ([w.tolist() for w in ws] for ws in (p.W_Q, p.W_K, p.W_V))
+    xl, wo = x.tolist(), p.W_O.tolist()
+    times = timeit(lambda: readable_sublayer(xl, wq, wk, wv, wo), 5.0, runs, runs, warmup=2)
+    return float(np.median(times) * 1e3)
+
+
 def _inputs(t: int, d_model: int, n_heads: int) -> tuple[np.ndarray, llm.Params]:
     cfg = llm.AttentionConfig(d_model=d_model, n_heads=n_heads, seed=0)
     x = np.random.default_rng(1).standard_normal((t, d_model))  # [T, d_model]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from bench.core import SPEED_REFERENCE_MS
+
 
 def _ms(value: object, digits: int = 1) -> str:
     if value is None:
@@ -66,6 +68,19 @@ def _machine(m: dict) -> list[str]:
         f"pandas {v.get('pandas')}, torch {v.get('torch') or 'not installed'}, "
         f"playwright {v.get('playwright')}",
         f"- BLAS threads: {pools_text}; environment: {m.get('env') or 'no BLAS/OMP variables'}",
+        *_speed(m.get("speed_ms")),
+    ]
+
+
+def _speed(ms: float | None) -> list[str]:
+    """The speed probe against the machine where the targets were first met."""
+    if ms is None:
+        return []
+    return [
+        f"- speed probe (the readable sublayer, plain Python, T 16, d_model 64, 4 heads): "
+        f"{ms:.1f} ms, {ms / SPEED_REFERENCE_MS:.2f} × the {SPEED_REFERENCE_MS} ms of the machine "
+        "where every target was first met; a machine slower by that factor leaves each target "
+        "that much less margin"
     ]
 
 
