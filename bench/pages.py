@@ -301,7 +301,10 @@ if __name__ == "__main__":
     import logging
 
     parser = argparse.ArgumentParser(description="A few pages' reruns against the first one.")
-    parser.add_argument("pages", help="comma list of slugs (home: the home page), the reference first: layernorm,depth")
+    parser.add_argument(
+        "pages",
+        help="comma list of slugs (home: the home page), the reference first: layernorm,depth",
+    )
     parser.add_argument("--reruns", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
