@@ -83,12 +83,13 @@ for tab, (name, w) in zip(lazy_tabs(list(weights), "qkv_weights"), weights.items
 st.subheader(t("qkv_head"), anchor=False)
 st.caption(t("qkv_caption"))
 projected = {"Q": head.q, "K": head.k, "V": head.v}
-heatmap_grid(  # one figure: the browser draws each figure from scratch on every change
+heatmap_grid(  # one figure where it fits the column: the browser draws each from scratch
     list(projected.values()),
     labels,
     [feature_labels(cfg.d_head, name.lower()) for name in projected],
     [t(f"{name.lower()}_map") for name in projected],
     key="qkv_map",
+    wrap=True,  # wider than a narrow column: in pieces that wrap, never scrolling sideways
     look=look,
     signed=True,
     per_row=3,

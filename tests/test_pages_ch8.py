@@ -19,10 +19,12 @@ from tests.apptest_pages import (
     Expected,
     close_to_shown,
     figure,
+    figure_pieces,
     opened,
     tables,
     z_of,
 )
+from ui.grids import WRAP_PX
 
 PAGES = {key: PAGES[key] for key in ("qkv", "scores", "softmax", "mix")}
 TITLES = {
@@ -101,17 +103,40 @@ def test_qkv_tables_are_the_heads_projections(link: str) -> None:
     close_to_shown(v, want.x @ want.params.W_V[h])
     assert list(q.index) == want.labels
     assert q.shape == (len(want.tokens), want.cfg.d_head)
-    # Q, K and V drawn as one figure: a plot each, on one colour scale (the largest |value|)
-    grid = figure(at, "qkv_map")
-    assert len(grid["data"]) == 3
+    # Q, K and V drawn as a plot each, in one figure or in pieces that wrap, on one colour scale
+    # (the largest |value| of the three) whose bar stands beside the last plot only
+    pieces = figure_pieces(at, "qkv_map")
+    plots = [(piece, k) for piece in pieces for k in range(len(piece["data"]))]
     d_head = want.cfg.d_head
-    for trace, (name, m) in enumerate((("q", want.head.q), ("k", want.head.k), ("v", want.head.v))):
-        np.testing.assert_allclose(z_of(grid, trace).reshape(q.shape), m, atol=1e-12)
-        assert grid["data"][trace]["x"] == [f"{name}{i}" for i in range(d_head)]
-        assert grid["data"][trace]["y"] == want.labels
-    bound = max(float(np.abs(m).max()) for m in (want.head.q, want.head.k, want.head.v))
-    assert grid["layout"]["coloraxis"]["cmax"] == pytest.approx(bound)
-    assert grid["layout"]["coloraxis"]["cmin"] == pytest.approx(-bound)
+    projected = (("q", want.head.q), ("k", want.head.k), ("v", want.head.v))
+    for (piece, k), (name, m) in zip(plots, projected, strict=True):
+        np.testing.assert_allclose(z_of(piece, k).reshape(q.shape), m, atol=1e-12)
+        assert piece["data"][k]["x"] == [f"{name}{i}" for i in range(d_head)]
+        assert piece["data"][k]["y"] == want.labels
+    bound = max(float(np.abs(m).max()) for _, m in projected)
+    for piece in pieces:
+        scale = piece["layout"]["coloraxis"]
+        assert (scale["cmin"], scale["cmax"]) == pytest.approx((-bound, bound), abs=1e-12)
+    assert [p["layout"]["coloraxis"].get("showscale", True) for p in pieces] == [
+        k == len(pieces) - 1 for k in range(len(pieces))
+    ]
+    if len(pieces) > 1:  # pieces only for a grid that would not fit the narrowest column
+        assert all(p["layout"]["width"] <= WRAP_PX for p in pieces)
+
+
+@pytest.mark.parametrize(
+    ("link", "n_pieces"),
+    [("chapter8", 3), ("chapter9", 2), ("d_model6", 2), ("wide", 1)],
+)
+def test_qkv_grid_wraps_where_one_figure_is_wider_than_a_narrow_column(
+    link: str, n_pieces: int
+) -> None:
+    """Q, K and V with numbers (614-752 px as one figure) come in pieces no wider than the
+    column of 1280 x 720 zoomed to 150 %, so they wrap instead of scrolling; without numbers
+    (32 tokens, d_head 4) one figure, whose box scrolls sideways."""
+    pieces = figure_pieces(opened("qkv", LINKS[link]), "qkv_map")
+    assert len(pieces) == n_pieces
+    assert sum(len(p["data"]) for p in pieces) == 3
 
 
 def test_qkv_handmade_features_are_named_in_the_chosen_language() -> None:
