@@ -340,3 +340,31 @@ def test_bar_labels_stand_level_where_they_fit_else_wrap_then_turn() -> None:
     turned = bar_chart({"H": [1.0] * 32}, tokens)["layout"]
     assert turned["xaxis"]["tickangle"] == -60
     assert turned["margin"]["b"] > wrapped["margin"]["b"] - 16
+
+
+def test_presenter_mode_draws_chart_text_projector_sized_with_margins_that_hold_it() -> None:
+    present = style.Look(scale=style.PRESENT_SCALE)
+    assert (present.text_px(12), present.text_px(13), present.text_px(14)) == (16, 17, 19)
+    assert style.Look().text_px(12) == 12
+    m, cols = np.zeros((5, 8)), [f"f{i}" for i in range(8)]
+    style_ = {"title": "X", "signed": True, "x_title": "f", "y_title": "t", "scale_title": "s"}
+    screen = heatmaps.heatmap(m, TOKENS, cols, **style_)
+    big = heatmaps.heatmap(m, TOKENS, cols, look=present, **style_)
+    layout, trace = big["layout"], big["data"][0]
+    assert layout["font"]["size"] == 16 and trace["textfont"] == {"size": 16}
+    assert layout["xaxis"]["tickfont"] == {"size": 16} == layout["yaxis"]["tickfont"]
+    assert (
+        layout["xaxis"]["title"]["font"] == {"size": 19} and layout["title"]["font"]["size"] == 19
+    )
+    assert trace["colorbar"]["tickfont"] == {"size": 16}
+    assert trace["colorbar"]["title"]["font"] == {"size": 19}
+    for side in "lbrt":  # every margin grows with the text it holds
+        assert layout["margin"][side] > screen["layout"]["margin"][side], side
+    assert "font" not in screen["layout"]  # a screen's charts keep the style's 12 px
+    mats = [np.zeros((5, 5))] * 4
+    grid = grids.grid_figure(mats, TOKENS, [TOKENS] * 4, list("abcd"), look=present)["layout"]
+    small = grids.grid_figure(mats, TOKENS, [TOKENS] * 4, list("abcd"))["layout"]
+    assert {a["font"]["size"] for a in grid["annotations"]} == {17}
+    assert grid["xaxis2"]["tickfont"] == {"size": 16}
+    assert grid["coloraxis"]["colorbar"]["tickfont"] == {"size": 16}
+    assert grid["margin"]["l"] > small["margin"]["l"] and grid["margin"]["t"] > small["margin"]["t"]

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ui.heatmaps import heatmap_cells, mask_shape
+from ui.heatmaps import heatmap_cells, mask_shape, scaled_margins, x_label_angle
 from ui.labels import axis_margins, fit_lines, label_px
 from ui.style import BAR, CELL_AXIS, COLOUR_SCALES, LARGE_SIDE_PX, PLAIN, Look
 from ui.wire import Spec, fast_figure, show_figures
@@ -129,22 +129,25 @@ def _plan(
     titles (on two lines where longer than their plot) and their height, a plot's slot, the
     margins, and how many slots fit ``row_px``."""
     cell, number_px = _cells(look, rows, cols)
+    grow = look.text_scale  # presenter mode's larger text: its labels and titles take more room
     most_cols = max(len(c) for c in cols)
     all_cols = [c for group in cols for c in group]
-    widest_px = max(label_px(str(c)) for c in all_cols)
-    tickangle = 0 if widest_px + 6 <= cell else (-60 if cell >= 20 else -90)
-    x_labels = 22 + abs(math.sin(math.radians(tickangle))) * widest_px  # px under a plot
+    widest_px = max(label_px(str(c)) for c in all_cols) * grow
+    tickangle = x_label_angle(widest_px, cell)
+    x_labels = 22 * grow + abs(math.sin(math.radians(tickangle))) * widest_px  # px under a plot
     plot_w = most_cols * cell
     # a title longer than its plot takes two lines, and the slot the longer line's width
-    titles = [fit_lines(t, max(plot_w, 150) * 14 / SUBTITLE_PX) for t in titles]  # at 13 px
+    titles = [fit_lines(t, max(plot_w, 150) * 14 / SUBTITLE_PX / grow) for t in titles]  # 13 px
     lines = max(t.count("<br>") + 1 for t in titles)
     widest_title = max(
-        label_px(line) * SUBTITLE_PX / 12 for t in titles for line in t.split("<br>")
+        label_px(line) * SUBTITLE_PX / 12 * grow for t in titles for line in t.split("<br>")
     )
     slot = max(plot_w, math.ceil(widest_title + 8))
-    margin = axis_margins(rows, all_cols, tickangle, colour_bar=colour_bar)
+    margin = scaled_margins(axis_margins(rows, all_cols, tickangle, colour_bar=colour_bar), grow)
     # room for an upright bar and its title; none beside a piece without the bar
-    bar_r = margin["r"] + (28 if scale_title else 0) if colour_bar else margin["r"]
+    bar_r = (
+        margin["r"] + (math.ceil(28 * grow) if scale_title else 0) if colour_bar else margin["r"]
+    )
     fits = int(row_px - margin["l"] - bar_r + PLOT_GAP) // (slot + PLOT_GAP)
     return {
         "cell": cell,
@@ -152,7 +155,7 @@ def _plan(
         "tickangle": tickangle,
         "x_labels": x_labels,
         "titles": titles,
-        "title_px": 8 + 17 * lines,  # a plot's title lines above it
+        "title_px": 8 + math.ceil(17 * grow) * lines,  # a plot's title lines above it
         "slot": slot,
         "margin": margin,
         "bar_r": bar_r,
@@ -211,6 +214,7 @@ def grid_figure(
     x_labels, titles, title_px = plan["x_labels"], plan["titles"], plan["title_px"]
     slot, margin, bar_r, fits = plan["slot"], plan["margin"], plan["bar_r"], plan["fits"]
     plot_h = len(rows) * cell
+    grow = look.text_scale
     if not number_px:  # large settings: every row as the page asks, the box scrolls sideways
         fits = per_row
     per_row = 1 if look.phone else max(1, min(per_row, n, fits))
@@ -282,16 +286,16 @@ def grid_figure(
         bar = {"x": 1.0, "xanchor": "left", "y": 1.0, "yanchor": "top", **BAR}
         bar.update(lenmode="pixels", len=max(inner_h, 100))
         if scale_title:
-            bar["title"] = {"text": fit_lines(scale_title, inner_h), "side": "right"}
+            bar["title"] = {"text": fit_lines(scale_title, inner_h / grow), "side": "right"}
             if "<br>" in bar["title"]["text"]:
-                margin["r"] += 18  # a second line beside the bar
+                margin["r"] += math.ceil(18 * grow)  # a second line beside the bar
     else:  # one plot a row: lying above the plots, so they keep the column's width
         bar = {"orientation": "h", "thickness": 12, "len": 1.0, "x": 0.5, "xanchor": "center"}
         bar.update(y=1.0 + (title_px + 8) / inner_h, yanchor="bottom", ypad=0)
         if scale_title:
-            bar["title"] = {"text": fit_lines(scale_title, inner_w), "side": "top"}
+            bar["title"] = {"text": fit_lines(scale_title, inner_w / grow), "side": "top"}
         bar_lines = bar["title"]["text"].count("<br>") + 1 if scale_title else 0
-        margin.update(t=margin["t"] + 72 + 30 * bar_lines, r=16)  # measured
+        margin.update(t=margin["t"] + math.ceil((72 + 30 * bar_lines) * grow), r=16)  # measured
         # plotly lifts an x axis title into its tick labels when the colour bar lies flat: the
         # title goes in an annotation under the last plot instead
         last = _axis_suffix(n - 1)
@@ -307,7 +311,7 @@ def grid_figure(
                     "yref": "paper",
                     "xanchor": "center",
                     "yanchor": "top",
-                    "yshift": -math.ceil(x_labels + 16),  # the labels start 14 px down
+                    "yshift": -math.ceil(x_labels + 16 * grow),  # the labels start 14 px down
                     "showarrow": False,
                     "font": {"size": 14},
                 }
@@ -324,7 +328,7 @@ def grid_figure(
     )
     if shapes:
         layout["shapes"] = shapes
-    return fast_figure(data, layout)
+    return fast_figure(data, look.chart_text(layout))
 
 
 def _axis_suffix(k: int) -> str:

@@ -57,9 +57,9 @@ def heatmap_spec(
     """
     n_rows, n_cols = np.shape(m)
     cell, number_px = look.cells(max(n_rows, n_cols))
-    widest_x = max((label_px(str(c)) for c in cols), default=0.0)
-    # level x labels when the widest fits its cell; upright when slanted ones would touch
-    tickangle = 0 if widest_x + 6 <= cell else (-60 if cell >= 20 else -90)
+    grow = look.text_scale  # presenter mode's larger text: its labels and titles take more room
+    widest_x = max((label_px(str(c)) for c in cols), default=0.0) * grow
+    tickangle = x_label_angle(widest_x, cell)
     trace = heatmap_cells(
         m,
         rows,
@@ -82,31 +82,36 @@ def heatmap_spec(
         trace["colorscale"] = COLOUR_SCALES["Viridis"]
         trace.update({k: v for k, v in (("zmin", zmin), ("zmax", zmax)) if v is not None})
     plot_w, plot_h = n_cols * cell, n_rows * cell
-    margin = axis_margins(rows, cols, tickangle, colour_bar=showscale)
+    margin = scaled_margins(axis_margins(rows, cols, tickangle, colour_bar=showscale), grow)
+    line_px = math.ceil(TITLE_LINE_PX * grow)
     # an axis title longer than its side of the cells takes two lines; the plot area is at
     # least as tall as the y title's longer line, the cells keeping their size at its top
-    y_title = fit_lines(y_title, plot_h) if y_title else ""
-    x_title = fit_lines(x_title, max(plot_w, 120)) if x_title else ""
-    y_px = max((label_px(line) * 14 / 12 for line in y_title.split("<br>")), default=0.0)
+    y_title = fit_lines(y_title, plot_h / grow) if y_title else ""
+    x_title = fit_lines(x_title, max(plot_w, 120) / grow) if x_title else ""
+    y_px = max((label_px(line) * 14 / 12 * grow for line in y_title.split("<br>")), default=0.0)
     area_h = max(plot_h, BAR_MIN_PX if showscale else 0, math.ceil(y_px) + 8)  # px
-    margin["l"] += TITLE_LINE_PX * y_title.count("<br>")
-    margin["b"] += TITLE_LINE_PX * x_title.count("<br>")
+    margin["l"] += line_px * y_title.count("<br>")
+    margin["b"] += line_px * x_title.count("<br>")
     trace["showscale"] = showscale
     if showscale:
         bar: dict[str, object] = {"x": 1.0, "xanchor": "left", "y": 1.0, "yanchor": "top", **BAR}
         bar.update(lenmode="pixels", len=area_h)
+        if grow != 1.0:
+            bar["tickfont"] = {"size": look.text_px(12)}
         if scale_title:
-            bar["title"] = {"text": fit_lines(scale_title, area_h), "side": "right"}
-            margin["r"] += BAR_TITLE_PX * (1 + bar["title"]["text"].count("<br>"))
+            bar["title"] = {"text": fit_lines(scale_title, area_h / grow), "side": "right"}
+            if grow != 1.0:
+                bar["title"]["font"] = {"size": look.text_px(14)}
+            margin["r"] += math.ceil(BAR_TITLE_PX * grow) * (1 + bar["title"]["text"].count("<br>"))
         trace["colorbar"] = bar
     width = margin["l"] + plot_w + margin["r"]
     lines = ""
     if title:
-        lines = fit_lines(title, width - 12, bold=True)
-        widest = max(label_px(line) * 14 / 12 * 1.1 for line in lines.split("<br>"))
+        lines = fit_lines(title, (width - 12) / grow, bold=True)
+        widest = max(label_px(line) * 14 / 12 * 1.1 * grow for line in lines.split("<br>"))
         margin["r"] += max(0, math.ceil(widest + 12 - width))  # a title longer than the cells
         width = margin["l"] + plot_w + margin["r"]
-    margin["t"] = 40 + TITLE_LINE_PX * lines.count("<br>") if title else 12
+    margin["t"] = math.ceil(40 * grow) + line_px * lines.count("<br>") if title else 12
     layout: dict[str, object] = {
         "xaxis": {**CELL_AXIS, "title": {"text": x_title}, "tickangle": tickangle},
         "yaxis": {
@@ -124,7 +129,24 @@ def heatmap_spec(
     }
     if masked is not None and (shape := mask_shape(np.asarray(masked, dtype=bool), cell)):
         layout["shapes"] = [shape]
-    return trace, layout
+    return trace, look.chart_text(layout)
+
+
+def x_label_angle(widest_px: float, cell: float) -> int:
+    """The x labels' angle (degrees) under cells of ``cell`` px whose widest label is
+    ``widest_px``: level when it fits its cell, -60° when it does not, upright when slanted ones
+    would touch (cells under 20 px)."""
+    if widest_px + 6 <= cell:
+        return 0
+    return -60 if cell >= 20 else -90
+
+
+def scaled_margins(margin: dict[str, int], grow: float) -> dict[str, int]:
+    """``ui.labels.axis_margins``'s margins (measured at 12 px labels) for labels ``grow`` times
+    larger: each side grows with the text it holds."""
+    if grow == 1.0:
+        return margin
+    return {k: math.ceil(v * grow) for k, v in margin.items()}
 
 
 def heatmap_cells(
@@ -274,7 +296,8 @@ def label_blocks(fig: Spec, size: int, names: Sequence[str]) -> Spec:
     margin = layout["margin"]
     n_cols = len(fig["data"][0]["x"])
     cell = (layout["width"] - margin["l"] - margin["r"]) / n_cols  # the figure's cells, px
-    room = max(label_px(str(name)) * 14 / 12 for name in names) + 10  # a name and a space
+    grow = layout.get("font", {}).get("size", 12) / 12  # presenter mode's larger text
+    room = max(label_px(str(name)) * 14 / 12 * grow for name in names) + 10  # a name, a space
     step = max(1, math.ceil(room / (size * cell)))
     layout["annotations"] = [
         *layout.get("annotations", ()),
@@ -288,13 +311,13 @@ def label_blocks(fig: Spec, size: int, names: Sequence[str]) -> Spec:
                 "yanchor": "bottom",
                 "yshift": 3,
                 "showarrow": False,
-                "font": {"size": 14},
+                "font": {"size": round(14 * grow)},
             }
             for k, name in enumerate(names)
             if k % step == 0
         ),
     ]
-    band = 22  # px: the names' line, between the title and the plot
+    band = math.ceil(22 * grow)  # px: the names' line, between the title and the plot
     layout["margin"] = {**margin, "t": margin.get("t", 12) + band}
     layout["height"] = layout["height"] + band
     return fig

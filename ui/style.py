@@ -28,6 +28,9 @@ LARGE_CELL_PX = 24  # more than MAX_CELL_TEXT rows or columns: no numbers
 SMALLEST_CELL_PX = 14  # a 12 px label per row or column
 LARGE_SIDE_PX = 640  # beyond MAX_CELL_TEXT, the cells of the longest side share about this
 PRESENT_SCALE = 1.25  # presenter mode: 50 px cells, 16 px numbers for the back of the room
+# presenter mode's chart text: 12 px ticks become 16, 13 px plot titles 17, 14 px titles 19, as
+# the page's body text grows from 16 to 20 px and its titles more
+PRESENT_TEXT_SCALE = 4 / 3
 MASKED_COLOUR = "#c5c8d2"  # a light grey of its own, apart from the cells' gaps and the page
 # plotly's named scales as the explicit [position, colour] lists that plotly.js reads
 COLOUR_SCALES = {
@@ -145,6 +148,58 @@ class Look:
                 return round(PHONE_CELL_PX * self.scale), round(PHONE_NUMBER_PX * self.scale)
             return round(CELL_PX * self.scale), round(NUMBER_PX * self.scale)
         return max(SMALLEST_CELL_PX, min(LARGE_CELL_PX, side_px // n)), 0
+
+    @property
+    def text_scale(self) -> float:
+        """How much larger the charts' text is than on a screen: PRESENT_TEXT_SCALE in
+        presenter mode (any ``scale`` above 1), else 1."""
+        return PRESENT_TEXT_SCALE if self.scale > 1.0 else 1.0
+
+    def text_px(self, px: float) -> int:
+        """A chart text of ``px`` on a screen, at this look's size: ``Look().text_px(12) == 12``,
+        ``Look(scale=PRESENT_SCALE).text_px(12) == 16``."""
+        return round(px * self.text_scale)
+
+    def chart_text(self, layout: dict) -> dict:
+        """``layout`` with its texts at this look's size (``text_px``): the default font (tick
+        labels, colour-bar numbers), its axes' ticks and titles, its title, its annotations, a
+        shared colour axis's bar and the hover text. The layout itself on a screen."""
+        if self.text_scale == 1.0:
+            return layout
+        out = dict(layout)
+        out["font"] = {**layout.get("font", {}), "size": self.text_px(12)}
+        out["hoverlabel"] = {"font": {"size": self.text_px(14)}}
+        for k, axis in layout.items():
+            if k[:5] in ("xaxis", "yaxis") and isinstance(axis, dict):
+                title = axis.get("title", {})
+                out[k] = {
+                    **axis,
+                    "tickfont": {"size": self.text_px(12)},
+                    "title": {**title, "font": {"size": self.text_px(14)}},
+                }
+        title = layout.get("title")
+        if title:
+            size = title.get("font", {}).get("size", 14)
+            out["title"] = {**title, "font": {**title.get("font", {}), "size": self.text_px(size)}}
+        if layout.get("annotations"):
+            out["annotations"] = [
+                {
+                    **a,
+                    "font": {
+                        **a.get("font", {}),
+                        "size": self.text_px(a.get("font", {}).get("size", 12)),
+                    },
+                }
+                for a in layout["annotations"]
+            ]
+        if "coloraxis" in layout:
+            axis = layout["coloraxis"]
+            bar = axis.get("colorbar", {})
+            bar = {**bar, "tickfont": {"size": self.text_px(12)}}
+            if "title" in bar:
+                bar["title"] = {**bar["title"], "font": {"size": self.text_px(14)}}
+            out["coloraxis"] = {**axis, "colorbar": bar}
+        return out
 
     def number(self, x: float, digits: int, kind: str = "f") -> str:
         """``x`` as the page writes it: ``digits`` decimals, a decimal comma in French."""
