@@ -78,6 +78,7 @@ with pick_col:
         default=[s.head],
         format_func=lambda h: t("bar_label", h=h),
         help=t("headview_help"),
+        wrap=True,  # in a column the chips would stay on one row, cut where the column ends
         key=f"headview_heads_{cfg.n_heads}",  # another head count, another set of chips
     )
 with view_col:

@@ -255,6 +255,15 @@ def test_the_head_picker_adds_a_colour_per_head() -> None:
     assert not at.exception and any("at least one head" in i.value for i in at.main.info)
 
 
+@pytest.mark.parametrize(("page", "key"), [("heads", "headview_heads_4"), ("softmax", "token")])
+def test_chips_in_a_column_wrap_onto_more_rows(page: str, key: str) -> None:
+    """The head picker and the token chips sit in a column, where Streamlit keeps chips on one
+    row by default: a narrow column (150 % zoom) cut "head 2" and hid "head 3"."""
+    at = opened(page, {})
+    proto = at.pills(key=key).proto
+    assert proto.HasField("wrap") and proto.wrap
+
+
 @pytest.mark.parametrize("link", [{"temperature": "0.2", "scale": "false"}, {"temperature": "5"}])
 def test_the_exercise_checks_the_chapters_formula_whatever_the_what_ifs(link) -> None:
     """The chapter's softmax solution passes with the what-ifs moved: the cell is checked on

@@ -47,6 +47,7 @@ def token_chips(labels: Sequence[str], lang: str, picked: int) -> int:
         format_func=lambda i: md_escape(labels[i]),
         required=True,
         help=t("help"),
+        wrap=True,  # in a column (page 3) the chips would stay on one row, cut at its edge
         key="token",
         persist_state="session",
     )
