@@ -368,3 +368,14 @@ def test_presenter_mode_draws_chart_text_projector_sized_with_margins_that_hold_
     assert grid["xaxis2"]["tickfont"] == {"size": 16}
     assert grid["coloraxis"]["colorbar"]["tickfont"] == {"size": 16}
     assert grid["margin"]["l"] > small["margin"]["l"] and grid["margin"]["t"] > small["margin"]["t"]
+
+
+def test_x_labels_stay_level_where_they_fit_their_cell() -> None:
+    # the learned page's labels: "mat·2" (about 29 px drawn at 12 px) in a 40 px cell
+    words = ["the", "cat", "sat", "on", "the·2", "mat·2"]
+    fig = heatmaps.heatmap(np.zeros((6, 6)), words, words)
+    assert fig["layout"]["xaxis"]["tickangle"] == 0
+    grid = grids.grid_figure([np.zeros((6, 6))] * 2, words, [words] * 2, ["a", "b"])
+    assert grid["layout"]["xaxis"]["tickangle"] == 0
+    assert heatmaps.x_label_angle(labels.label_px("mat·2"), 28) == -60  # a phone's cell
+    assert heatmaps.x_label_angle(labels.label_px("encyclopaedia"), 14) == -90
