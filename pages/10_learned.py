@@ -75,14 +75,18 @@ def named(best: dict[str, float]) -> dict[str, str | int]:
 
 
 st.title(t("title"), anchor=False)
-st.info(t("trained"), icon=":material/school:")
+# presenter mode: what the model is and how it was trained fold away, and the step slider
+# stands beside the sentence, so that the heads' chart starts on a 1280 × 720 projector's
+# first screen
+about = st.expander(t("about_model")) if s.present else st.container()
+about.info(t("trained"), icon=":material/school:")
 if final is None:
     name = Path(str(problem.params.get("path", MODEL_FILE))).name
     st.error(t(f"err_{problem.code}", name=name), icon=":material/error:")
     st.stop()
 history = final.history
 spec = final.spec
-st.write(
+about.write(
     t(
         "intro",
         n_layers=spec.n_layers,
@@ -93,10 +97,11 @@ st.write(
         steps=steps[-1],
     )
 )
-st.caption(t("sidebar"))
+about.caption(t("sidebar"))
 
 # --- the sentence and the step ---------------------------------------------------------------
-text = st.text_input(
+sentence_box, step_box = st.columns([3, 2], gap="large") if s.present else (st, st)
+text = sentence_box.text_input(
     t("sentence"),
     value=DEFAULT_SENTENCE,
     max_chars=llm.MAX_CHARS,
@@ -104,7 +109,7 @@ text = st.text_input(
     key="sentence",
     **BOUND,
 )
-st.caption(t("vocab", n=len(final.vocab), words=md_escape(" ".join(final.vocab))))
+sentence_box.caption(t("vocab", n=len(final.vocab), words=md_escape(" ".join(final.vocab))))
 try:
     ids = final.encode(text)
 except llm.LabError as err:
@@ -116,7 +121,7 @@ except llm.LabError as err:
 words = [final.vocab[i] for i in ids]
 labels = llm.token_labels(words)
 
-step = st.select_slider(
+step = step_box.select_slider(
     t("step"),
     options=list(steps),
     value=s.value("step"),

@@ -14,6 +14,7 @@ import llm
 import llm.checkpoints
 from llm import behaviour
 from tests.apptest_pages import array_of, figure, link_opener, shown_text, z_of
+from ui.text.learned import TEXT
 
 PAGE = "../pages/10_learned.py"
 DEFAULT = "the cat sat on the mat . the cat sat on the mat"
@@ -264,3 +265,17 @@ def test_a_phone_draws_the_heads_one_a_row_wider_than_its_screen() -> None:
     cell, number, per_row = _cells(spec)
     assert (round(cell, 6), number, per_row) == (28.0, 11, 1)
     assert spec["layout"]["width"] > 390  # its box scrolls sideways on a 390 px phone
+
+
+def test_presenter_mode_folds_the_model_s_description_and_sets_the_step_beside_the_sentence() -> (
+    None
+):
+    at = opened(present="true")
+    (about,) = at.expander
+    assert about.label == TEXT["en"]["about_model"]
+    assert "trained weights" in about.info[0].value and "No MLP" in about.markdown[0].value
+    sentence, step = at.columns[:2]
+    assert sentence.text_input(key="sentence").value == DEFAULT
+    assert step.select_slider(key="step").value == llm.load_model().steps[-1]
+    plain = opened()
+    assert not plain.expander and "No MLP" in shown_text(plain)
