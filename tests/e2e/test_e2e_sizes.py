@@ -66,6 +66,8 @@ PRESETS = {
 CHAPTER_ROWS, CHAPTER_COLS = 8, 16  # the chapters' sizes: what must keep readable cells
 # a few pages only, by their slugs: E2E_PAGES=heads,layernorm (unset: every page)
 ONLY = [slug for slug in os.environ.get("E2E_PAGES", "").split(",") if slug]
+# the same checks in presenter mode, its projector-sized cells and text: E2E_PRESENT=1
+PRESENT = "&present=true" if os.environ.get("E2E_PRESENT") == "1" else ""
 
 
 def url_path(file: str) -> str:
@@ -226,7 +228,7 @@ def visits(browser: Browser, server: Server, screens: list[Screen]) -> Iterator[
             for file, _, _ in PAGES:
                 if ONLY and (url_path(file).strip("/") or "home") not in ONLY:
                     continue
-                path = f"{url_path(file)}?{query}&lang={lang}"
+                path = f"{url_path(file)}?{query}&lang={lang}{PRESENT}"
                 page.set_viewport_size({"width": first.width, "height": first.height})
                 page.goto(server.url + path)
                 page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']")
