@@ -54,7 +54,7 @@ SENTENCE = Sentence("sentence", default=DEFAULT_SENTENCE)
 # word (the default, 31, means the last word whatever the sentence)
 last_place = (final.max_len if final is not None else 1) - 1
 POSITION = Position("position", 0, last_place, default=last_place, message=(TEXT, "position_fixed"))
-s = frame("page_learned", values=(SENTENCE, STEP, POSITION))
+s = frame("page_learned", values=(SENTENCE, STEP, POSITION), shared=False)
 t = translator(TEXT, s.lang)
 
 

@@ -18,6 +18,7 @@ from ui.qr import qr_svg
 
 MIX = "../pages/4_mix.py"
 HOME = "../app.py"
+LEARNED = "../pages/10_learned.py"
 
 
 def test_the_browser_address_wins_over_the_headers() -> None:
@@ -163,6 +164,18 @@ def test_the_bar_carries_the_four_controls_and_the_pages_around() -> None:
     at.slider(key="d_model").set_value(4).run()
     assert at.session_state["d_model"] == 4 and at.session_state["n_heads"] == 4
     assert "d_model=4" in at.code[0].value and read_qr(shown_qr(at)[1]) == at.code[0].value
+
+
+def test_a_page_with_its_own_model_keeps_the_settings_out_of_the_bar() -> None:
+    at = opened(LEARNED, present="true", d_model="16", seed="7")
+    (bar, *_) = at.main.children.values()
+    assert {w.key for w in (*bar.slider, *bar.selectbox, *bar.number_input)} == set()
+    assert [w.key for w in bar.toggle] == ["present"]
+    # the settings stay, in the sidebar and the link, for the lesson pages after this one
+    assert at.sidebar.slider(key="d_model").value == 16
+    assert at.sidebar.number_input(key="seed").value == 7
+    link = parse_qs(urlsplit(at.code[0].value).query)
+    assert link["d_model"] == ["16"] and link["seed"] == ["7"]
 
 
 def test_presenter_mode_goes_off_with_its_switch() -> None:

@@ -108,13 +108,16 @@ def on_a_phone() -> bool:
     return ss["_phone"]
 
 
-def frame(page: str, values: tuple[Value, ...] = ()) -> Settings:
+def frame(page: str, values: tuple[Value, ...] = (), shared: bool = True) -> Settings:
     """Set up the page, draw the sidebar, check the URL and compute the trace.
 
     ``page`` is the page's text key (``"page_qkv"``, ..., ``"home"``); ``values`` declares the URL
     values the page itself owns (``ui.url_values``: ``IntRange``, ``FloatRange``, ``Choice``,
     ``Flag``): a bad one is replaced by its default and reported with the shared ones, and the
-    page reads the valid value as ``s.value(name)``.
+    page reads the valid value as ``s.value(name)``. A page that reads none of the shared
+    settings (``shared=False``: the learned-heads page has its own model) keeps them in the
+    sidebar, and the link, in presenter mode too, where the bar would offer controls that change
+    nothing on it.
     """
     ss = st.session_state
     present = _presenting()
@@ -148,7 +151,7 @@ def frame(page: str, values: tuple[Value, ...] = ()) -> Settings:
         bar = presenter_bar(top) if present else None
         if bar is not None:
             _neighbour(bar, t, current, -1)
-        text, cfg, causal, head = _controls(t, bar)
+        text, cfg, causal, head = _controls(t, bar if shared else None)
         summary = st.container()
         pages = st.container()  # the page list, under the settings it would push off the screen
     _navigation(pages, t, lang)
