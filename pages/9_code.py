@@ -58,7 +58,9 @@ for title, name, mine, theirs, cols in (
     ("ln_out", "ln_out", readable["ln_out"], engine_out["ln_out"], features),
 ):
     st.markdown(f"**{title}**")
-    left, right = st.columns(2)
+    # side by side where a table's columns fit half the column (the T × T pattern); d_model
+    # columns of six decimals one under the other, so that none is cut or scrolls at 1280 px
+    left, right = st.columns(2) if len(cols) <= len(labels) else (st.container(), st.container())
     with left:
         st.caption(t("readable"))
         matrix_table(
