@@ -30,7 +30,9 @@ _EDITOR_CSS = """<style>
 [class*="st-key-code_"] textarea {
   font-family: "Source Code Pro", ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
   font-size: 0.9rem; line-height: 1.4; tab-size: 4;
-  white-space: pre; overflow-wrap: normal; overflow-x: auto;  /* code keeps its lines */
+  /* a line longer than the box wraps on screen (a zoomed or narrow column cut the template's
+     comments at its right edge); the code itself keeps its lines and its indentation */
+  white-space: pre-wrap; overflow-wrap: anywhere;
 }
 </style>"""
 

@@ -172,3 +172,23 @@ def test_a_pass_given_back_is_trusted_only_if_its_code_passes(session: Session) 
     kept = page.evaluate(f"JSON.parse(localStorage.getItem('{STORE}'))")
     assert "seal" not in kept["scores"] and kept["qkv"]["seal"] != "f" * 64
     assert exceptions(page) == []
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_the_templates_long_lines_wrap_in_a_zoomed_column(
+    browser: Browser, server: Server, lang: str
+) -> None:
+    """At 1280×720 zoomed to 150 % (853×480 CSS px, the sidebar open) the editor is about 58
+    characters wide: its lines wrap on screen instead of running past its right edge, and the
+    code it holds is the template, line for line."""
+    current = new_session(browser, server.url, viewport=(853, 480))
+    try:
+        current.open(f"/depth?lang={lang}")
+        editor = current.page.locator(".st-key-code_depth textarea")
+        expect(editor).to_have_value(CELLS["depth"][lang]["template"])
+        width = editor.evaluate("el => [el.scrollWidth, el.clientWidth]")
+        assert width[0] <= width[1], width
+        longest = max(map(len, CELLS["depth"][lang]["template"].splitlines()))
+        assert longest > 60  # the case that needs wrapping: a line longer than the box
+    finally:
+        current.page.context.close()
