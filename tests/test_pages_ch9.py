@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import json
 import math
 import re
 import string
@@ -513,3 +514,18 @@ def test_one_token_is_never_1_tokens(lang: str) -> None:
         in prose
     )
     assert t["all_one"] in prose
+
+
+@pytest.mark.parametrize("page", ["heads", "layernorm", "code"])
+def test_english_tables_write_a_fixed_number_of_decimals(page: str) -> None:
+    """Every number column of every English table has a printf format of fixed decimals
+    (1.400, not 1.4; 2.8e-17 in scientific notation), as matrix_table gives its tables."""
+    frames = opened(page, {}).main.dataframe
+    assert frames
+    for frame in frames:
+        formats = {
+            name: column["type_config"]["format"]
+            for name, column in json.loads(frame.proto.columns).items()
+        }
+        assert set(formats) == {str(c) for c in frame.value.columns}, page
+        assert all(re.fullmatch(r"%\.\d[fe]", f) for f in formats.values()), formats
