@@ -50,16 +50,26 @@ n_layers = left.slider(
     key="layers",
     **BOUND,
 )
+# not bound to the URL: a bound radio writes the label it shows into the link, and the label
+# is translated ("sans résidu"); the link keeps the variant's own name (as ui.frame's embeddings)
+ss = st.session_state
+if ss.get("variant") not in llm.VARIANTS:  # a visit's first run: the link's value, repaired
+    ss["variant"] = s.value("variant")
 variant = right.radio(
     t("variant"),
     llm.VARIANTS,
-    index=llm.VARIANTS.index(VARIANT_DEFAULT),
+    format_func=lambda v: t(f"name_{v}"),
     captions=[t(f"cap_{v}") for v in llm.VARIANTS],
     horizontal=True,
     help=t("variant_help"),
     key="variant",
-    **BOUND,
+    persist_state="session",
 )
+if st.query_params.get("variant", VARIANT_DEFAULT) != variant:
+    if variant == VARIANT_DEFAULT:  # the default stays out of the link, as a bound value's does
+        del st.query_params["variant"]
+    else:
+        st.query_params["variant"] = variant
 setting = {"text": s.text, "d_model": cfg.d_model, "n_heads": cfg.n_heads, "seed": cfg.seed}
 setting |= {"embeddings": cfg.embeddings, "n_layers": n_layers}
 runs = compute_stacks(**setting)
@@ -116,8 +126,8 @@ else:
         st.write(
             t(
                 "sim_order",
-                most=f"**{most}**",
-                least=f"**{least}**",
+                most=f"**{t(f'name_{most}')}**",
+                least=f"**{t(f'name_{least}')}**",
                 c_most=n(last_c[most]),
                 c_least=n(last_c[least]),
                 ratio=n(last_c[most] / last_c[least]),
@@ -151,7 +161,7 @@ st.write(" ".join(sentences))
 # --- the token rows of the chosen variant ---------------------------------------------------
 chosen = runs[variant]
 st.subheader(t("rows_title"), anchor=False)
-st.write(t("rows_intro", layers=n_layers, variant=variant))
+st.write(t("rows_intro", layers=n_layers, variant=t(f"name_{variant}")))
 show_figure(figures["rows"], key="rows")
 st.caption(
     t("rows_read", c0=n(chosen.collapse[0]), cl=n(chosen.collapse[top]), n_layers=layers_text)

@@ -6,6 +6,8 @@ is compared with ``llm.depth_stack`` run in the test on the same settings.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -154,3 +156,19 @@ def test_layer_chart_axes() -> None:
     flat = layer_chart({"a": [0.5, -0.2]}, [0, 1], log=False)
     assert "type" not in flat["layout"]["yaxis"] and flat["data"][0]["y"] == [0.5, -0.2]
     assert flat["layout"]["showlegend"] is False
+
+
+def test_french_names_the_variants_and_the_link_keeps_their_ids() -> None:
+    """In French the legends, the picker and the sentences say "sans résidu", "résidu",
+    "post-LN", "pre-LN"; the URL keeps variant=post_ln (the picker is not bound to the URL,
+    which would write its translated label there)."""
+    at = opened(lang="fr", variant="post_ln")
+    assert not at.exception and at.radio(key="variant").value == "post_ln"
+    assert set(lines(at, "grad")) == {"sans résidu", "résidu", "post-LN", "pre-LN"}
+    assert at.query_params["variant"] == "post_ln"
+    at.radio(key="variant").set_value("pre_ln").run()
+    assert at.query_params["variant"] == "pre_ln"
+    text = body(at)  # the ids only in code (the exercise's `stack_post_ln`), never in prose
+    assert "pour **pre-LN**" in text and not re.search(r"(?<!\w)(none|post_ln|pre_ln)(?!\w)", text)
+    at.radio(key="variant").set_value("none").run()
+    assert "variant" not in at.query_params  # the default stays out of the link

@@ -81,13 +81,14 @@ def depth_figures(
             x_title=t("layer"),
             phone=phone,
             height=340,
-            bold=variant,
+            bold=t(f"name_{variant}"),
             markers=True,
             look=look,
         )
 
     def quantity(name: str) -> dict:
-        return {v: getattr(run, name) for v, run in runs.items()}
+        # one line per variant, named as the reader reads it ("sans résidu" in French)
+        return {t(f"name_{v}"): getattr(run, name) for v, run in runs.items()}
 
     chosen = runs[variant]
     layers_text = t("one_layer") if n_layers == 1 else t("many_layers", n=n_layers)
@@ -105,7 +106,7 @@ def depth_figures(
             [feature_labels(d_model)] * 2,
             [
                 t("rows_in", rms=rms_in),
-                t("rows_out", n_layers=layers_text, variant=variant, rms=rms_out),
+                t("rows_out", n_layers=layers_text, variant=t(f"name_{variant}"), rms=rms_out),
             ],
             look=look,
             signed=True,

@@ -20,6 +20,7 @@ from tests.e2e.harness import (
     wait_query,
     wait_until,
 )
+from ui.text.depth import TEXT
 
 pytestmark = pytest.mark.e2e
 CFG = llm.AttentionConfig(d_model=8, n_heads=4, seed=0)
@@ -79,7 +80,8 @@ def test_screenshots(browser: Browser, server: Server, lang: str) -> None:
     try:
         shot.open(f"/depth?lang={lang}&layers=24")
         page = shot.page
-        wait_lines(page, "grad", "none", llm.depth_stacks(CFG, TOKENS, 24)["none"].grad_norm)
+        none = TEXT[lang]["name_none"]  # the legend names the variant in the page's language
+        wait_lines(page, "grad", none, llm.depth_stacks(CFG, TOKENS, 24)["none"].grad_norm)
         assert exceptions(page) == []
         screenshot(page, f"depth-{lang}-top")
         page.locator(".st-key-similarity_collapse").scroll_into_view_if_needed()
