@@ -18,7 +18,8 @@ from ui.wire import show_figure
 LAYERS_DEFAULT = 12  # the chapter's "stack 12 of them"
 VARIANT_DEFAULT = "none"  # the first view shows what goes wrong without the recipe
 LAYERS = IntRange("layers", 1, llm.MAX_LAYERS, default=LAYERS_DEFAULT)
-VARIANT = Choice("variant", llm.VARIANTS, default=VARIANT_DEFAULT)
+# a bad link's message names each variant by its URL id and by the name the page shows it under
+VARIANT = Choice("variant", llm.VARIANTS, default=VARIANT_DEFAULT, message=(TEXT, "bad_variant"))
 s = frame("page_depth", values=(LAYERS, VARIANT))
 t = translator(TEXT, s.lang)
 cfg, labels = s.cfg, s.lab.labels

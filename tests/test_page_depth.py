@@ -172,3 +172,10 @@ def test_french_names_the_variants_and_the_link_keeps_their_ids() -> None:
     assert "pour **pre-LN**" in text and not re.search(r"(?<!\w)(none|post_ln|pre_ln)(?!\w)", text)
     at.radio(key="variant").set_value("none").run()
     assert "variant" not in at.query_params  # the default stays out of the link
+
+
+def test_a_bad_variant_is_said_with_the_names_the_page_shows() -> None:
+    (warning,) = opened(lang="fr", variant="foo").warning
+    assert "post_ln = post-LN" in warning.value and "on prend none, sans résidu" in warning.value
+    (warning,) = opened(variant="foo").warning
+    assert "not one of the variants (none, residual, post_ln, pre_ln); using none" in warning.value

@@ -14,6 +14,7 @@ TEXT = {
         "variant": "Variant shown in the token rows",
         "variant_help": "All four variants are drawn in the charts; the chosen one is drawn thicker and its token rows are shown below.",
         # the variants as the reader sees them (legends, picker, sentences); links keep the ids
+        "bad_variant": "**variant** = “{value}” is not one of the variants ({options}); using {used}.",
         "name_none": "none",
         "name_residual": "residual",
         "name_post_ln": "post_ln",
@@ -82,6 +83,7 @@ TEXT = {
         "layers_help": "Combien de sous-couches sont empilées, de 1 à 24. Les graphiques montrent l’entrée de chaque couche, de la couche 0 (les embeddings X) à la couche L (la sortie).",
         "variant": "Variante montrée dans les lignes des tokens",
         "variant_help": "Les quatre variantes sont tracées dans les graphiques ; celle choisie est tracée plus épaisse et ses lignes de tokens sont montrées plus bas.",
+        "bad_variant": "**variant** = « {value} » n’est pas une des variantes (none = sans résidu, residual = résidu, post_ln = post-LN, pre_ln = pre-LN) ; on prend none, sans résidu.",
         "name_none": "sans résidu",
         "name_residual": "résidu",
         "name_post_ln": "post-LN",
