@@ -213,8 +213,8 @@ def _browser(r: dict) -> list[str]:
         for k, v in r.get("heatmaps_per_page", {}).items()
     )
     return [
-        f"Page with the most heatmaps at chapter 9: **/{r['page']}** (heatmaps in charts, per "
-        f"page: {counts}).",
+        f"Page with the most heatmaps a new seed redraws at chapter 9: **/{r['page']}** "
+        f"(redrawn heatmaps in charts, per page: {counts}).",
         "",
         f"- server start to healthy: {r['server_start_s'] * 1e3:.0f} ms; first load on that "
         f"fresh server (goto to every chart drawn with the right numbers): "
