@@ -46,6 +46,11 @@ WIDGETS = {
 }
 
 
+# the pages' select sliders (the learned page's training step, the LayerNorm page's eps): the
+# frontend sends the chosen option's text as a one-item list, not a string
+SELECT_SLIDERS = {"step", "eps"}
+
+
 def widget_state(ws, key: str, value: object) -> None:
     """Fill one WidgetState the way the frontend encodes each of the frame's controls."""
     if key == "lang":
@@ -56,6 +61,8 @@ def widget_state(ws, key: str, value: object) -> None:
         ws.int_value = int(value)  # number input
     elif key == "causal":
         ws.bool_value = value in (True, "true")  # toggle; "true"/"false" in the URL
+    elif key in SELECT_SLIDERS:
+        ws.string_array_value.data.append(str(value))  # select_slider: the option as shown
     elif isinstance(value, bool):
         ws.bool_value = value
     else:
