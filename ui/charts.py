@@ -57,7 +57,7 @@ def side_by_side(left: Spec, right: Spec) -> Spec:
             "yanchor": "bottom",
             "yshift": 10,
             "showarrow": False,
-            "font": {"size": 14},
+            "font": {"size": lay["title"].get("font", {}).get("size", 14)},  # a presenter's 19
         }
         for lay, x in ((lay_l, 0.0), (lay_r, start_r))
         if lay.get("title", {}).get("text")
@@ -145,7 +145,7 @@ def bar_chart(
         }
         if len(categories) <= 16:
             trace["text"] = [_bar_text(v, digits, look) for v in values]
-            trace["textfont"] = {"size": round(12 * look.scale)}
+            trace["textfont"] = {"size": look.text_px(12)}
             trace["textangle"] = 0
         data.append(trace)
     # dashed reference lines across the plot ...
@@ -165,18 +165,20 @@ def bar_chart(
     legend = len(series) > 1
     # a bar holds its number level (plotly turns a number wider than its bar on its side)
     numbers = [_bar_text(v, digits, look) for values in series.values() for v in values]
-    number_px = max((_number_px(n) for n in numbers), default=0.0) * look.scale
+    number_px = max((_number_px(n) for n in numbers), default=0.0) * look.text_scale
     bar_px = max(24, math.ceil(number_px) + 4) if len(categories) <= 16 else 24
     per_category = max(48, 12 + bar_px) if barmode == "relative" else 12 + bar_px * len(series)
-    k = look.scale  # presenter mode: the chart's text is a projector's, a quarter larger
+    # presenter mode: the chart's text is a projector's as a heatmap's (Look.text_px: 12 px
+    # ticks become 16, 14 px titles 19), and the margins grow with it
+    k = look.text_scale
     widest = max((label_px(str(c)) for c in categories), default=0.0) * k
     if widest + LABEL_GAP > per_category and len(categories) * (widest + LABEL_GAP) <= BAR_PLOT_PX:
         per_category = math.ceil(widest + LABEL_GAP)
     plot_w = max(200, len(categories) * per_category)
     margin = {
-        "l": 80,
+        "l": math.ceil(80 * k),
         "r": math.ceil(max(label_px(label) for _, label in lines) * k + 18) if lines else 12,
-        "t": 36 if title else 12,
+        "t": math.ceil((36 if title else 12) * k),
     }
     title_px = math.ceil(label_px(title) * 14 / 12 * 1.1 * k) + 16
     if look.phone and max(margin["l"] + plot_w + margin["r"], title_px) > PHONE_PX:
@@ -226,12 +228,17 @@ def bar_chart(
     if lines:
         layout.update(shapes=shapes, annotations=notes)
     if k != 1:
-        font = {"size": round(12 * k)}
+        font = {"size": look.text_px(12)}
         layout["xaxis"]["tickfont"] = font
-        layout["yaxis"] |= {"tickfont": font, "title": {"text": y_title, "font": {"size": 14 * k}}}
+        layout["yaxis"] |= {
+            "tickfont": font,
+            "title": {"text": y_title, "font": {"size": look.text_px(14)}},
+        }
         layout["legend"]["font"] = font
+        layout["font"] = font
+        layout["hoverlabel"] = {"font": {"size": look.text_px(14)}}
         if title:
-            layout["title"]["font"] = {"size": round(14 * k)}
+            layout["title"]["font"] = {"size": look.text_px(14)}
         for note in notes:
             note["font"] = font
     return fast_figure(data, layout)
