@@ -370,6 +370,51 @@ def test_presenter_mode_draws_chart_text_projector_sized_with_margins_that_hold_
     assert grid["margin"]["l"] > small["margin"]["l"] and grid["margin"]["t"] > small["margin"]["t"]
 
 
+def test_presenter_mode_draws_line_and_bar_chart_text_at_the_heatmaps_sizes() -> None:
+    from ui.charts import bar_chart, side_by_side
+    from ui.lines import Panel, line_panels
+
+    present = style.Look("fr", scale=style.PRESENT_SCALE)
+    panels = [
+        Panel(
+            "Entropie d'une ligne", "H", {"sans": [1.0, 2.0], "avec": [1.0, 1.5]}, [(2.0, "max")]
+        ),
+        Panel("Plus grand poids", "p", {"sans": [0.5, 0.9], "avec": [0.5, 0.6]}),
+    ]
+    screen = line_panels([1, 2], panels, x_title="d_k", mark=(1.0, "ici"))["layout"]
+    big = line_panels([1, 2], panels, x_title="d_k", mark=(1.0, "ici"), look=present)["layout"]
+    for axis in ("xaxis", "yaxis", "xaxis2", "yaxis2"):
+        assert big[axis]["tickfont"] == {"size": 16}, axis
+        assert big[axis]["title"]["font"] == {"size": 19}, axis
+    assert big["legend"]["font"] == {"size": 16} and big["hoverlabel"]["font"] == {"size": 19}
+    sizes = [a["font"]["size"] for a in big["annotations"]]
+    assert sizes == [17, 15, 17, 15]  # plot titles 17, the level's and the mark's notes 15
+    for side in "lrtb":  # the margins grow with the text they hold
+        assert big["margin"][side] > screen["margin"][side], side
+    assert "font" not in screen and "tickfont" not in screen["xaxis"]
+    assert [a["font"]["size"] for a in screen["annotations"]] == [13, 11, 13, 11]
+
+    series = {"avant": [0.1, -0.2, 0.3], "après": [0.0, 0.0, 0.0]}
+    cats = ["le", "chat", "dort"]
+    small = bar_chart(series, cats, title="Moyennes", y_title="moyenne", lines=[(0.0, "zéro")])
+    bars = bar_chart(
+        series, cats, title="Moyennes", y_title="moyenne", lines=[(0.0, "zéro")], look=present
+    )
+    layout = bars["layout"]
+    assert {trace["textfont"]["size"] for trace in bars["data"]} == {16}
+    assert layout["xaxis"]["tickfont"] == {"size": 16} == layout["yaxis"]["tickfont"]
+    assert layout["yaxis"]["title"]["font"] == {"size": 19}
+    assert layout["title"]["font"] == {"size": 19} and layout["hoverlabel"]["font"] == {"size": 19}
+    assert layout["legend"]["font"] == {"size": 16}
+    assert [a["font"]["size"] for a in layout["annotations"]] == [16]
+    for side in "lrtb":
+        assert layout["margin"][side] > small["layout"]["margin"][side], side
+    assert {trace["textfont"]["size"] for trace in small["data"]} == {12}
+    assert "font" not in small["layout"]["title"] or small["layout"]["title"]["font"]["size"] == 14
+    pair = side_by_side(bars, bars)["layout"]
+    assert [a["font"]["size"] for a in pair["annotations"][:2]] == [19, 19]
+
+
 def test_x_labels_stay_level_where_they_fit_their_cell() -> None:
     # the learned page's labels: "mat·2" (about 29 px drawn at 12 px) in a 40 px cell
     words = ["the", "cat", "sat", "on", "the·2", "mat·2"]

@@ -85,7 +85,7 @@ def _short(values: np.ndarray) -> list[float]:
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def _training_lines(*, lang: str, phone: bool) -> tuple[Spec, ...]:
+def _training_lines(*, lang: str, phone: bool, scale: float = 1.0) -> tuple[Spec, ...]:
     """The loss, then each layer's two scores of every head, along training (read-only, shared)."""
     t = translator(TEXT, lang)
     model = checkpoint(step=None)
@@ -98,7 +98,7 @@ def _training_lines(*, lang: str, phone: bool) -> tuple[Spec, ...]:
         {t("loss_title"): _short(behaviour.loss_at(history, measured))},
         levels=[chance],
     )
-    look = Look(lang=lang, phone=phone)  # French axes read 0,5
+    look = Look(lang=lang, phone=phone, scale=scale)  # French axes read 0,5
     figures = [line_panels(measured, [loss], x_title=t("step_axis"), height=260, look=look)]
     for layer in range(model.n_layers):  # one figure a layer: its two scores side by side
         panels = [
@@ -131,11 +131,12 @@ def _training_lines(*, lang: str, phone: bool) -> tuple[Spec, ...]:
 
 
 @st.cache_resource(max_entries=128, show_spinner=False)
-def training_figures(*, step: int, lang: str, phone: bool) -> tuple[Spec, ...]:
+def training_figures(*, step: int, lang: str, phone: bool, scale: float = 1.0) -> tuple[Spec, ...]:
     """``_training_lines`` with a dashed line at ``step`` in every plot (read-only, shared); the
     text above the charts names the step."""
-    lines = _training_lines(lang=lang, phone=phone)
-    return tuple(keep(marked(fig, float(step))) for fig in lines)
+    lines = _training_lines(lang=lang, phone=phone, scale=scale)
+    look = Look(lang=lang, phone=phone, scale=scale)
+    return tuple(keep(marked(fig, float(step), look=look)) for fig in lines)
 
 
 @dataclass(frozen=True)
@@ -153,7 +154,7 @@ def view(*, step: int, ids: tuple[int, ...], lang: str, phone: bool, scale: floa
     cells' (``Look.scale``, larger in presenter mode)."""
     return View(
         heads_figure(step=step, ids=ids, lang=lang, phone=phone, scale=scale),
-        training_figures(step=step, lang=lang, phone=phone),
+        training_figures(step=step, lang=lang, phone=phone, scale=scale),
     )
 
 

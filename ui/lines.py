@@ -32,25 +32,25 @@ TITLE_PX = 17  # one line of a plot's title (13 px, bold)
 LEGEND_PX = 24  # one row of the legend
 
 
-def wrap(title: str, length: float) -> list[str]:
-    """A plot's title as lines of at most ``length`` px at 13 px bold (a word longer than that
-    stays whole), split at spaces."""
+def wrap(title: str, length: float, scale: float = 1.0) -> list[str]:
+    """A plot's title as lines of at most ``length`` px at 13 px bold (``13 * scale`` px: a
+    presenter's 17), a word longer than that staying whole, split at spaces."""
     lines: list[str] = []
     for word in title.split(" "):
         joined = f"{lines[-1]} {word}" if lines else word
-        if lines and label_px(joined) * 13 / 12 * 1.1 <= length:
+        if lines and label_px(joined) * 13 / 12 * 1.1 * scale <= length:
             lines[-1] = joined
         else:
             lines.append(word)
     return lines
 
 
-def legend_rows(names: Sequence[str], length: float) -> int:
+def legend_rows(names: Sequence[str], length: float, scale: float = 1.0) -> int:
     """How many rows a horizontal legend of these names takes in ``length`` px (each entry
-    its line sample, its name and a gap: about 40 px beside the text)."""
+    its line sample, its name at ``12 * scale`` px and a gap: about 40 px beside the text)."""
     rows, used = 1, 0.0
     for name in names:
-        entry = label_px(name) + 40.0
+        entry = label_px(name) * scale + 40.0
         if used and used + entry > length:
             rows, used = rows + 1, 0.0
         used += entry
@@ -124,26 +124,35 @@ def line_panels(
     ``height``: one row of plots, in px. ``bold``: the series drawn thicker. ``markers``: a dot
     at every x (few x, as the layers of a stack). ``look``: the page's language for the numbers
     on the axes and in the hover (0,5 in French). A legend when there is more than one series.
+    In presenter mode (``look.text_scale``) its text is projector-sized as a heatmap's (ticks
+    and legend 16 px, plot titles 17, axis titles 19, hover 19) and its margins, gaps, title
+    lines and legend rows grow with it.
     Shapes: x [N]; every series of every panel [N].
     """
+    ts = look.text_scale
+    grow = (lambda px: px) if ts == 1.0 else (lambda px: math.ceil(px * ts))
+    margin_lr = {side: grow(px) for side, px in MARGIN.items()}
+    gap_px, below_px, title_px, legend_row = map(grow, (GAP_PX, BELOW_PX, TITLE_PX, LEGEND_PX))
     n = len(panels)
     per_row = 1 if phone else n
     rows = -(-n // per_row)
-    plot_px = NARROWEST[phone] - MARGIN["l"] - MARGIN["r"]  # the narrowest the plots are drawn
-    gap = GAP_PX / plot_px if per_row > 1 else 0.0
+    plot_px = NARROWEST[phone] - margin_lr["l"] - margin_lr["r"]  # the narrowest plots drawn
+    gap = gap_px / plot_px if per_row > 1 else 0.0
     width = (1.0 - gap * (per_row - 1)) / per_row
     # a title may reach over the gap to the next plot of its row, or into the right margin
     room = [
-        (width + gap) * plot_px if k % per_row < per_row - 1 else width * plot_px + MARGIN["r"]
-        for k in range(n)
+        (width + gap) * plot_px if j % per_row < per_row - 1 else width * plot_px + margin_lr["r"]
+        for j in range(n)
     ]
-    titles = [wrap(panel.title, room[k]) if panel.title else [] for k, panel in enumerate(panels)]
-    top_px = 34 + TITLE_PX * (max(1, *map(len, titles)) - 1)
+    titles = [
+        wrap(panel.title, room[j], ts) if panel.title else [] for j, panel in enumerate(panels)
+    ]
+    top_px = grow(34) + title_px * (max(1, *map(len, titles)) - 1)
     names = list(dict.fromkeys(name for panel in panels for name in panel.series))
-    legend_px = LEGEND_PX * legend_rows(names, NARROWEST[phone]) if len(names) > 1 else 0
-    bottom_px = BELOW_PX + legend_px + 20
+    legend_px = legend_row * legend_rows(names, NARROWEST[phone], ts) if len(names) > 1 else 0
+    bottom_px = below_px + legend_px + 20
     paper_px = height * rows - top_px - bottom_px  # the plots' area, gaps between rows included
-    row_gap = (BELOW_PX + top_px) / paper_px if rows > 1 else 0.0
+    row_gap = (below_px + top_px) / paper_px if rows > 1 else 0.0
     tall = (1.0 - row_gap * (rows - 1)) / rows
     colours: dict[str, str] = {}
     data, shapes, notes = [], [], []
@@ -211,21 +220,25 @@ def line_panels(
         shapes=shapes,
         annotations=notes,
         height=height * rows,
-        margin=MARGIN | {"t": top_px, "b": bottom_px},
+        margin=margin_lr | {"t": top_px, "b": bottom_px},
         showlegend=len(colours) > 1,
         # under the last row's x axis title, where no plot's text reaches
         legend={"orientation": "h", "x": 0, "xanchor": "left", "yanchor": "top"}
-        | {"y": -BELOW_PX / paper_px},
+        | {"y": -below_px / paper_px},
         hovermode="closest",
         separators=look.separators(),
     )
+    if ts != 1.0:  # the ticks, titles, notes and hover at a projector's sizes
+        layout = look.chart_text(layout)
+        layout["legend"] = {**layout["legend"], "font": {"size": look.text_px(12)}}
     spec = fast_figure(data, layout)
-    return spec if mark is None else marked(spec, *mark)
+    return spec if mark is None else marked(spec, *mark, look=look)
 
 
-def marked(spec: Spec, x: float, label: str = "") -> Spec:
+def marked(spec: Spec, x: float, label: str = "", *, look: Look = PLAIN) -> Spec:
     """A copy of a ``line_panels`` figure with a dashed vertical line at ``x`` in every plot,
-    ``label`` beside it in the first one (the same x in all of them); the traces are shared."""
+    ``label`` beside it in the first one (the same x in all of them, at ``look``'s size); the
+    traces are shared."""
     panels = sorted(k[5:] for k in spec["layout"] if k.startswith("xaxis"))
     shapes = [
         {"type": "line", "line": {"color": MUTED, "dash": "dash", "width": 1}}
@@ -236,7 +249,7 @@ def marked(spec: Spec, x: float, label: str = "") -> Spec:
     note = (
         {"text": label, "x": x, "xanchor": "left", "xref": "x"}
         | {"y": 1, "yanchor": "top", "yref": "y domain", "showarrow": False}
-        | {"font": {"color": MUTED, "size": 11}, "xshift": 3}
+        | {"font": {"color": MUTED, "size": look.text_px(11)}, "xshift": 3}
     )
     layout = spec["layout"]
     layout = layout | {
