@@ -161,7 +161,7 @@ position = (
     else 0
 )
 st.write(t("predictions_intro", word=md_escape(labels[position]), i=position))
-chart = predictions(step=step, ids=tuple(ids), position=position, lang=s.lang)
+chart = predictions(step=step, ids=tuple(ids), position=position, lang=s.lang, scale=look.scale)
 show_figure(chart, key="predictions")
 target = induction_target(ids, position)
 if target is not None:

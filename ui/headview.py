@@ -138,7 +138,8 @@ def head_view(
         "height": round(ROW_PX * scale) * t + margin["t"] + margin["b"] + 8,
         "margin": margin,
         "showlegend": True,
-        "legend": {"orientation": "h", "x": 0.5, "xanchor": "center", "y": 0, "yanchor": "top"},
+        "legend": {"orientation": "h", "x": 0.5, "xanchor": "center", "y": 0, "yanchor": "top"}
+        | ({"font": {"size": Look(scale=scale).text_px(12)}} if scale > 1 else {}),
         "hovermode": "closest",
     }
     data = [column(0.0, "left", query_title), column(1.0, "right", key_title)]

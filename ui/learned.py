@@ -159,8 +159,11 @@ def view(*, step: int, ids: tuple[int, ...], lang: str, phone: bool, scale: floa
 
 
 @st.cache_resource(max_entries=512, show_spinner=False)
-def predictions(*, step: int, ids: tuple[int, ...], position: int, lang: str) -> Spec:
-    """The bar chart of the five likeliest next words after ``position`` (read-only, shared)."""
+def predictions(
+    *, step: int, ids: tuple[int, ...], position: int, lang: str, scale: float = 1.0
+) -> Spec:
+    """The bar chart of the five likeliest next words after ``position`` (read-only, shared);
+    ``scale``: the look's (``Look.scale``, projector-sized text in presenter mode)."""
     t = translator(TEXT, lang)
     top = llm.top_predictions(checkpoint(step=step), model_run(step=step, ids=ids), position)
     chart = bar_chart(
@@ -168,6 +171,6 @@ def predictions(*, step: int, ids: tuple[int, ...], position: int, lang: str) ->
         [w for w, _ in top],
         title=t("predictions_title", i=position),
         height=280,
-        look=Look(lang=lang),
+        look=Look(lang=lang, scale=scale),
     )
     return keep(chart)
