@@ -35,6 +35,7 @@ class Screen:
     height: int
     scale: float  # device pixels per CSS px: 1.5 is a 150 % zoom of 1280 × 720
     phone: bool = False
+    present: bool = False  # presenter mode (?present=true): projector-sized cells and text
 
     @property
     def cell(self) -> float:
@@ -57,6 +58,8 @@ DEVICES = {
     ],
     "zoom-150pc": [Screen("1280x720-150pc", 853, 480, 1.5)],
     "phone": [Screen("phone-390x844", 390, 844, 3.0, phone=True)],
+    # presenter mode on a projector's 1280 × 720: its larger cells, text and margins
+    "presenter": [Screen("1280x720-present", 1280, 720, 1.0, present=True)],
 }
 LANGS = ("en", "fr")
 PRESETS = {
@@ -66,8 +69,11 @@ PRESETS = {
 CHAPTER_ROWS, CHAPTER_COLS = 8, 16  # the chapters' sizes: what must keep readable cells
 # a few pages only, by their slugs: E2E_PAGES=heads,layernorm (unset: every page)
 ONLY = [slug for slug in os.environ.get("E2E_PAGES", "").split(",") if slug]
-# the same checks in presenter mode, its projector-sized cells and text: E2E_PRESENT=1
+# every screen's checks in presenter mode, its projector-sized cells and text: E2E_PRESENT=1
+# (the "presenter" screen is always in presenter mode)
 PRESENT = "&present=true" if os.environ.get("E2E_PRESENT") == "1" else ""
+# presenter mode's smallest chart text (CSS px): ticks and legend 16, notes on a plot 15
+PRESENT_TICK_PX, PRESENT_TITLE_PX = 16.0, 15.0
 
 
 def url_path(file: str) -> str:
@@ -109,7 +115,8 @@ MEASURE = """() => {
         if (t.textContent.trim() === '' || getComputedStyle(t).display === 'none') continue;
         const b = box(t);
         if (b.x1 - b.x0 < 0.5) continue;
-        chart.texts.push({kind, text: t.textContent.trim().slice(0, 40), ...b});
+        chart.texts.push({kind, text: t.textContent.trim().slice(0, 40),
+                          size: parseFloat(getComputedStyle(t).fontSize), ...b});
       }
     }
     out.push(chart);
@@ -153,6 +160,11 @@ def problems(measured: dict, screen: Screen, path: str = "") -> list[str]:
             elif min(hm["fonts"]) < screen.number:
                 found.append(f"{key}: numbers of {min(hm['fonts']):.1f} px")
         texts, svg = chart["texts"], chart["svg"]
+        if screen.present:
+            for a in texts:
+                least = PRESENT_TICK_PX if a["kind"] == "tick" else PRESENT_TITLE_PX
+                if a["size"] < least - 0.5:
+                    found.append(f"{key}: {a['text']!r} at {a['size']:.1f} px in presenter mode")
         for n, a in enumerate(texts):
             if a["kind"] != "title":
                 continue
@@ -228,7 +240,8 @@ def visits(browser: Browser, server: Server, screens: list[Screen]) -> Iterator[
             for file, _, _ in PAGES:
                 if ONLY and (url_path(file).strip("/") or "home") not in ONLY:
                     continue
-                path = f"{url_path(file)}?{query}&lang={lang}{PRESENT}"
+                present = "&present=true" if first.present else PRESENT
+                path = f"{url_path(file)}?{query}&lang={lang}{present}"
                 page.set_viewport_size({"width": first.width, "height": first.height})
                 page.goto(server.url + path)
                 page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']")
@@ -244,8 +257,15 @@ def visits(browser: Browser, server: Server, screens: list[Screen]) -> Iterator[
                         lang == "en"
                         and query == PRESETS["chapter9"]
                         and screen.width in (853, 1280)
-                    ):
-                        shoot(page, f"sizes-{screen.name}-{url_path(file).strip('/') or 'home'}")
+                    ) or screen.present:
+                        slug = url_path(file).strip("/") or "home"
+                        preset = (
+                            ""
+                            if not screen.present
+                            else f"-{lang}-"
+                            + next(name for name, q in PRESETS.items() if q == query)
+                        )
+                        shoot(page, f"sizes-{screen.name}-{slug}{preset}")
                     yield Visit(screen, path, measured)
     finally:
         context.close()
