@@ -25,6 +25,7 @@ WIDTH = {None: 2.0, True: 3.5, False: 1.8}  # a line's width: no series bold, th
 # sized for the narrowest column it is drawn in (px): a 1280 × 720 screen at 150 % with the
 # sidebar open, a phone of 390 px.
 NARROWEST = {False: 500.0, True: 350.0}
+PRESENT_NARROWEST = 800.0
 MARGIN = {"l": 72, "r": 16}  # y tick labels of up to four characters and the y axis title
 GAP_PX = 72  # between two plots of a row: the right one's y tick labels and axis title
 BELOW_PX = 58  # under a row's plots: the x tick labels and the x axis title
@@ -136,7 +137,11 @@ def line_panels(
     n = len(panels)
     per_row = 1 if phone else n
     rows = -(-n // per_row)
-    plot_px = NARROWEST[phone] - margin_lr["l"] - margin_lr["r"]  # the narrowest plots drawn
+    # presenter mode is a 1280 px projector (its sidebar open: a column of about 800 px), and
+    # its rows grow with their text so the plots keep their height under longer titles
+    narrowest = NARROWEST[phone] if ts == 1.0 or phone else PRESENT_NARROWEST
+    height = grow(height)
+    plot_px = narrowest - margin_lr["l"] - margin_lr["r"]  # the narrowest plots drawn
     gap = gap_px / plot_px if per_row > 1 else 0.0
     width = (1.0 - gap * (per_row - 1)) / per_row
     # a title may reach over the gap to the next plot of its row, or into the right margin
@@ -149,7 +154,7 @@ def line_panels(
     ]
     top_px = grow(34) + title_px * (max(1, *map(len, titles)) - 1)
     names = list(dict.fromkeys(name for panel in panels for name in panel.series))
-    legend_px = legend_row * legend_rows(names, NARROWEST[phone], ts) if len(names) > 1 else 0
+    legend_px = legend_row * legend_rows(names, narrowest, ts) if len(names) > 1 else 0
     bottom_px = below_px + legend_px + 20
     paper_px = height * rows - top_px - bottom_px  # the plots' area, gaps between rows included
     row_gap = (below_px + top_px) / paper_px if rows > 1 else 0.0
