@@ -4,7 +4,7 @@ import streamlit as st
 
 import llm
 from llm import depth
-from ui.controls import BOUND
+from ui.controls import BOUND, keep_in_link
 from ui.exercise import your_turn
 from ui.frame import frame
 from ui.sections import folded, show_code
@@ -51,8 +51,7 @@ n_layers = left.slider(
     key="layers",
     **BOUND,
 )
-# not bound to the URL: a bound radio writes the label it shows into the link, and the label
-# is translated ("sans résidu"); the link keeps the variant's own name (as ui.frame's embeddings)
+# not bound to the URL: its label is translated, the link keeps the variant's id (keep_in_link)
 ss = st.session_state
 if ss.get("variant") not in llm.VARIANTS:  # a visit's first run: the link's value, repaired
     ss["variant"] = s.value("variant")
@@ -66,11 +65,7 @@ variant = right.radio(
     key="variant",
     persist_state="session",
 )
-if st.query_params.get("variant", VARIANT_DEFAULT) != variant:
-    if variant == VARIANT_DEFAULT:  # the default stays out of the link, as a bound value's does
-        del st.query_params["variant"]
-    else:
-        st.query_params["variant"] = variant
+keep_in_link("variant", variant, VARIANT_DEFAULT)
 setting = {"text": s.text, "d_model": cfg.d_model, "n_heads": cfg.n_heads, "seed": cfg.seed}
 setting |= {"embeddings": cfg.embeddings, "n_layers": n_layers}
 runs = compute_stacks(**setting)

@@ -19,6 +19,7 @@ from streamlit.errors import StreamlitPageNotFoundError
 import llm
 from exercises import BY_PAGE, CELLS
 from ui.compute import Lab, compute_lab
+from ui.controls import keep_in_link
 from ui.presenter import (
     PRESENT_CSS,
     SWITCH_CSS,
@@ -378,8 +379,7 @@ def _controls(
     if ss.get("embeddings") is not None and ss["embeddings"] not in kinds:
         ss["embeddings"] = "seeded"
         ss["_sync_url"] = True
-    # not bound to the URL: a bound radio writes the label it shows into the link, and the
-    # label is translated ("faits à la main"); the link keeps the value's own name instead
+    # not bound to the URL: its label is translated, the link keeps the value's id (keep_in_link)
     if "embeddings" not in ss:  # a visit's first run: the link's value (check_url checked it)
         linked = st.query_params.get("embeddings")
         ss["embeddings"] = linked if linked in kinds else "seeded"
@@ -391,11 +391,7 @@ def _controls(
         key="embeddings",
         persist_state="session",
     )
-    if st.query_params.get("embeddings", "seeded") != embeddings:
-        if embeddings == "seeded":  # the default stays out of the link, as a bound value's does
-            del st.query_params["embeddings"]
-        else:
-            st.query_params["embeddings"] = embeddings
+    keep_in_link("embeddings", embeddings, "seeded")
     heads = list(range(n_heads))
     if ss.get("head") is not None and ss["head"] not in heads:
         ss["head"] = 0
