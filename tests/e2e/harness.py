@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from playwright.sync_api import Browser, ConsoleMessage, Page
+from playwright.sync_api import Browser, ConsoleMessage, Locator, Page
 
 import llm
 from ui.frame import PAGES
@@ -320,6 +320,28 @@ def wait_query(page: Page, timeout: float = WAIT_MS / 1000, **values: str | None
             return
         page.wait_for_timeout(100)  # lets playwright take in the browser's URL changes
     raise AssertionError(f"the URL never got {values}: {page.url}")
+
+
+def press_slider(slider: Locator, key: str, times: int = 1) -> None:
+    """Press ``key`` on a focused slider ``times`` times, one step a press: each press waits
+    until the slider shows a new value, and is made again if the page, still busy drawing,
+    did not take it in within 5 s."""
+
+    def value() -> str | None:
+        return slider.evaluate("el => el.getAttribute('aria-valuenow') ?? el.value")
+
+    for _ in range(times):
+        before = value()
+        for _attempt in range(3):
+            slider.focus()
+            slider.press(key)
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline and value() == before:
+                slider.page.wait_for_timeout(100)
+            if value() != before:
+                break
+        else:
+            raise AssertionError(f"the slider never took {key} (it stays at {before})")
 
 
 def choose(page: Page, box: int, option: str) -> None:

@@ -18,6 +18,7 @@ from tests.e2e.harness import (
     heatmaps,
     nav_labels,
     new_session,
+    press_slider,
     query,
     screenshot,
     settle,
@@ -44,8 +45,8 @@ def test_d_model_slider_by_keyboard(session: Session) -> None:
     show_defaults(session)
     page = session.page
     slider = page.locator(SIDEBAR).get_by_role("slider")
-    slider.focus()
-    slider.press("ArrowRight")  # 8 -> 9: the heads fall back to 3, the largest divisor below 4
+    # 8 -> 9: the heads fall back to 3, the largest divisor below 4
+    press_slider(slider, "ArrowRight")
     wait_query(page, d_model="9")
     scaled, pattern = expected_head(d_model=9, n_heads=3)
     wait_heatmap(page, 0, scaled)
@@ -53,9 +54,7 @@ def test_d_model_slider_by_keyboard(session: Session) -> None:
     assert sidebar_values(page)["n_heads"] == "3"
     assert "√3 = 1.7321" in page.locator(".js-plotly-plot").first.inner_text()
 
-    slider.focus()
-    slider.press("ArrowLeft")
-    slider.press("ArrowLeft")  # 7: prime, so one head of 7 features
+    press_slider(slider, "ArrowLeft", times=2)  # 7: prime, so one head of 7 features
     wait_query(page, d_model="7")
     scaled, pattern = expected_head(d_model=7, n_heads=1)
     wait_heatmap(page, 0, scaled)

@@ -15,6 +15,7 @@ from tests.e2e.harness import (
     chart_traces,
     exceptions,
     new_session,
+    press_slider,
     screenshot,
     settle,
     wait_query,
@@ -50,8 +51,7 @@ def test_layers_and_variant_redraw_the_charts(session: Session) -> None:
     wait_lines(page, "rms", "residual", twelve["residual"].rms)
 
     slider = page.locator("[data-testid='stMain']").get_by_role("slider")
-    slider.focus()
-    slider.press("ArrowRight")  # 12 -> 13 layers
+    press_slider(slider, "ArrowRight")  # 12 -> 13 layers
     wait_query(page, layers="13")
     thirteen = llm.depth_stacks(CFG, TOKENS, 13)
     wait_lines(page, "grad", "post_ln", thirteen["post_ln"].grad_norm)

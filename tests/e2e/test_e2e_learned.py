@@ -15,6 +15,7 @@ from tests.e2e.harness import (
     chart_traces,
     exceptions,
     new_session,
+    press_slider,
     screenshot,
     settle,
     wait_query,
@@ -57,9 +58,7 @@ def test_the_step_slider_redraws_every_head(session: Session) -> None:
     wait_patterns(page, 400)
     before = shown(page)
     slider = page.locator(".st-key-step input[type='range']")
-    slider.focus()
-    slider.press("ArrowRight")  # 400 -> 450: the induction head forms
-    slider.press("ArrowRight")  # 450 -> 500
+    press_slider(slider, "ArrowRight", times=2)  # 400 -> 450 (the induction head forms) -> 500
     wait_query(page, step="500")
     wait_patterns(page, 500)
     after = shown(page)
