@@ -10,7 +10,7 @@ from ui.charts import bar_chart
 from ui.exercise import your_turn
 from ui.follow import TOKEN, following, token_chips
 from ui.frame import frame
-from ui.headview import head_view_figure, lines_of, patterns_figures
+from ui.headview import head_view_figure, lines_of, patterns_figures, show_head_view
 from ui.sections import folded, show_code
 from ui.style import Look
 from ui.tables import matrix_table
@@ -84,7 +84,7 @@ with pick_col:
 with view_col:
     if drawn:
         view = head_view_figure(heads=tuple(sorted(drawn)), token=i, scale=look.scale, **setting)
-        show_figure(view, key="headview")
+        show_head_view(view, key="headview")
     else:
         st.info(t("headview_none"), icon=":material/info:")
 with pick_col:

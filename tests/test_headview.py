@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import json
+from xml.etree import ElementTree
 
 import numpy as np
-import plotly.io as pio
 import pytest
 
 import llm
-from ui import wire
 from ui.follow import followed_rows, outline_row
-from ui.headview import FOLLOWED_WIDTH, LEVELS, LINE_WIDTH, head_colour, head_view, lines_of
+from ui.headview import FOLLOWED_WIDTH, LINE_WIDTH, head_colour, head_view, lines_of
 from ui.heatmaps import heatmap
 
 
@@ -38,10 +36,10 @@ def test_one_line_per_unmasked_pair_its_opacity_the_probability(causal: bool, he
         assert (line["query"], line["key"]) == (i, j)  # the pair it carries is the one drawn
         assert trace.mask[i, j], "a masked pair has no line"
         (h,) = [h for h in heads if line["line"]["color"] == head_colour(h)]
+        assert line["head"] == h
         assert line["opacity"] == trace.heads[h].pattern[i, j]  # exactly, not rounded
-        # drawn at the probability to the nearest tenth
-        assert line["drawn"] == round(trace.heads[h].pattern[i, j] * LEVELS) / LEVELS
-        assert abs(line["drawn"] - line["opacity"]) <= 0.5 / LEVELS + 1e-12
+        # drawn at the probability, to four decimals
+        assert line["drawn"] == pytest.approx(line["opacity"], abs=5e-5)
         seen.add((h, i, j))
     assert len(seen) == len(lines)  # no pair drawn twice
     # every head's lines from query i carry its whole row: opacities sum to 1
@@ -52,33 +50,68 @@ def test_one_line_per_unmasked_pair_its_opacity_the_probability(causal: bool, he
             assert sum(row) == pytest.approx(1.0, abs=1e-12)
 
 
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def _texts(view: str) -> list[str]:
+    return ["".join(e.itertext()) for e in ElementTree.fromstring(view).iter(f"{SVG}text")]
+
+
 def test_followed_token_lines_are_thicker_and_labels_stay_text() -> None:
     trace, labels = _trace(True, "a < b & c")
     assert labels == ["a", "<", "b", "&", "c"]
-    fig = head_view([h.pattern for h in trace.heads], trace.mask, labels, [2], followed=3)
-    for line in lines_of(fig):
+    view = head_view([h.pattern for h in trace.heads], trace.mask, labels, [2], followed=3)
+    lines = lines_of(view)
+    for line in lines:
         assert line["line"]["width"] == (FOLLOWED_WIDTH if line["y0"] == 3 else LINE_WIDTH)
-    left, right = [d for d in fig["data"] if d["mode"] == "text"]
-    assert left["text"][1] == "&lt;" and left["text"][3] == "<b>&amp;</b>"  # shown, not markup
-    assert right["text"] == left["text"]
-    legend = [d for d in fig["data"] if d.get("showlegend", True)]
-    assert [d["name"] for d in legend] == ["h2"]  # one legend entry per head drawn
-    # the entry shows or hides the head's lines: one legend group
-    assert {d["legendgroup"] for d in fig["data"] if d["mode"] == "lines"} == {"2"}
+    # the followed token's lines come last: drawn over the others
+    assert [ln["y0"] == 3 for ln in lines] == sorted(ln["y0"] == 3 for ln in lines)
+    assert "&lt;" in view and "&amp;" in view and "<b" not in view  # shown, not markup
+    root = ElementTree.fromstring(view)  # well-formed: the tokens did not break it
+    texts = _texts(view)
+    assert texts[:10] == labels + labels  # the query column, then the key column
+    bold = [e for e in root.iter(f"{SVG}text") if e.get("font-weight") == "700"]
+    assert ["".join(e.itertext()) for e in bold] == ["&", "&"]
+    assert texts[-1] == "h2"  # one legend entry per head drawn, after the two column titles
+    assert texts[-3:-1] == ["query", "key"]
 
 
-def test_lines_are_a_few_traces_per_head_and_read_back_from_the_sent_json() -> None:
-    """One line trace per head, width and drawn opacity (at most 2 × 11 a head), not a shape
-    per pair; the lines read back from the JSON a browser gets are the same."""
+def test_markup_in_a_token_is_text_in_the_drawing() -> None:
+    """Whatever a sentence holds, the drawing stays one SVG whose texts are the tokens."""
+    labels = ['<script>alert("x")</script>', "a'b", '"q"']
+    mask = np.tril(np.ones((3, 3), dtype=bool))
+    pattern = np.where(mask, 1.0, 0.0) / mask.sum(axis=1, keepdims=True)
+    view = head_view([pattern], mask, labels, [0], head_names=["<i>h</i>"])
+    root = ElementTree.fromstring(view)
+    assert [e.tag for e in root.iter()].count(f"{SVG}script") == 0
+    assert "<script" not in view and "<i>" not in view
+    assert _texts(view)[:3] == labels and _texts(view)[-1] == "<i>h</i>"
+
+
+def test_rows_and_width_grow_with_the_scale_and_the_legend_wraps() -> None:
     trace, labels = _trace(False, "the cat sat on the mat and the dog lay by the door")
     patterns = [h.pattern for h in trace.heads]
-    fig = head_view(patterns, trace.mask, labels, [0, 2], followed=4)
-    line_traces = [d for d in fig["data"] if d["mode"] == "lines" and d.get("customdata")]
-    assert 2 <= len(line_traces) <= 2 * 2 * (LEVELS + 1)
-    assert "shapes" not in fig["layout"]
-    sent = json.loads(pio.to_json(wire._Sendable(fig).to_dict(), validate=False))
-    assert lines_of(sent) == lines_of(fig)
-    assert len(lines_of(fig)) == 2 * len(labels) ** 2
+    small = ElementTree.fromstring(head_view(patterns, trace.mask, labels, [0]))
+    large = ElementTree.fromstring(head_view(patterns, trace.mask, labels, [0], scale=1.25))
+    assert float(large.get("data-row")) == pytest.approx(1.25 * float(small.get("data-row")), 0.05)
+    assert int(large.get("width")) > int(small.get("width"))
+    assert int(large.get("font-size")) == 16 and int(small.get("font-size")) == 13
+    # sixteen heads' legend entries wrap into rows no wider than the drawing
+    cfg = llm.AttentionConfig(d_model=16, n_heads=16, seed=1)
+    many = llm.multi_head_attention(
+        llm.embed(llm.tokenize("a b c"), cfg), llm.init_params(cfg), True
+    )
+    names = [f"head {h}" for h in range(16)]
+    view = head_view(
+        [h.pattern for h in many.heads], many.mask, ["a", "b", "c"], range(16), head_names=names
+    )
+    root = ElementTree.fromstring(view)
+    width = int(root.get("width"))
+    swatches = [e for e in root.iter(f"{SVG}line") if e.get("data-p") is None]
+    assert len(swatches) == 16
+    assert len({e.get("y1") for e in swatches}) > 1  # more than one row
+    assert all(0 <= float(e.get("x1")) < float(e.get("x2")) <= width for e in swatches)
+    assert len(lines_of(view)) == 16 * 6
 
 
 def test_one_token_and_distinct_colours() -> None:

@@ -11,7 +11,16 @@ from streamlit.testing.v1 import AppTest
 import exercises as ex
 import llm
 from llm.scaling import scaling_sweep
-from tests.apptest_pages import PAGES, Expected, array_of, figure, figure_pieces, opened, z_of
+from tests.apptest_pages import (
+    PAGES,
+    Expected,
+    array_of,
+    figure,
+    figure_pieces,
+    head_view_of,
+    opened,
+    z_of,
+)
 from ui.follow import OUTLINE
 from ui.headview import lines_of
 from ui.text.home import TEXT as HOME_TEXT
@@ -207,7 +216,7 @@ def test_page_5_outlines_the_token_in_every_head_and_thickens_its_lines() -> Non
         assert outlined(piece) == [
             ("y" if k == 0 else f"y{k + 1}", 3.0) for k in range(len(piece["data"]))
         ]
-    lines = lines_of(figure(at, "headview"))
+    lines = lines_of(head_view_of(at))
     widths = {s["line"]["width"] for s in lines if s["y0"] == 3}
     others = {s["line"]["width"] for s in lines if s["y0"] != 3}
     assert len(widths) == len(others) == 1 and widths.pop() > others.pop()
@@ -221,7 +230,7 @@ def test_page_5_outlines_the_token_in_every_head_and_thickens_its_lines() -> Non
 )
 def test_head_view_lines_are_the_pattern(link: dict[str, str]) -> None:
     at, want = opened("heads", link), Expected(link)
-    lines = lines_of(figure(at, "headview"))
+    lines = lines_of(head_view_of(at))
     mask = want.trace.mask
     assert len(lines) == int(mask.sum())  # the shown head only, one line per unmasked pair
     for line in lines:
@@ -236,7 +245,7 @@ def test_the_head_picker_adds_a_colour_per_head() -> None:
     at.pills(key="headview_heads_4").set_value([0, 3]).run()
     assert not at.exception
     want = Expected({})
-    lines = lines_of(figure(at, "headview"))
+    lines = lines_of(head_view_of(at))
     assert len(lines) == 2 * int(want.trace.mask.sum())
     colours = {s["line"]["color"] for s in lines}
     assert len(colours) == 2

@@ -2,9 +2,10 @@
 
 The sentence stands twice: the queries on the left, the keys on the right, token 0 on top. One
 line per pair (i, j) the mask lets through, from query i to key j, its opacity the probability
-pattern[i, j] (drawn to the nearest tenth; the exact value rides with the line); one colour per
-head; masked pairs have no line at all. It reads the same ``Trace`` as the heatmaps. A followed
-token's lines are drawn thicker, and its two labels bold.
+pattern[i, j] (the exact value rides with the line); one colour per head; masked pairs have no
+line at all. It reads the same ``Trace`` as the heatmaps. A followed token's lines are drawn
+thicker, and its two labels bold. The view is an SVG drawing made here (``show_head_view`` puts
+it on the page): the browser lays it out without running a chart library on each change.
 
 Page 5's figures, the grid of every head's pattern and the head view, are built once per
 setting and kept (``ui.wire.keep``): a rerun that changes nothing on them sends them as they are.
@@ -12,7 +13,10 @@ setting and kept (``ui.wire.keep``): a rerun that changes nothing on them sends 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from html import escape
+from xml.etree import ElementTree
 
 import numpy as np
 import streamlit as st
@@ -25,7 +29,7 @@ from ui.labels import label_px
 from ui.style import MUTED, Look
 from ui.text import num, translator
 from ui.text.heads import TEXT
-from ui.wire import Spec, fast_figure, keep
+from ui.wire import Spec, keep
 
 # one colour per head: Tableau 10, told apart with most colour blindness; repeats after ten heads
 HEAD_COLOURS = (
@@ -41,9 +45,11 @@ HEAD_COLOURS = (
     "#bab0ac",
 )
 ROW_PX = 28  # the height of one token's row
+SPAN_PX = 220  # the lines' width, from the query column to the key column
+TEXT_PX = 13  # the token labels and the column titles
 LINE_WIDTH = 2.0
 FOLLOWED_WIDTH = 5.0
-LEVELS = 10  # a line is drawn at its probability rounded to a tenth: 0, 0.1, ..., 1
+LEGEND_PX = 26  # one row of the legend
 
 
 def head_colour(h: int) -> str:
@@ -62,127 +68,123 @@ def head_view(
     query_title: str = "query",
     key_title: str = "key",
     scale: float = 1.0,
-) -> Spec:
-    """Lines from each query (left) to the keys it may see (right), opacity = probability.
+) -> str:
+    """Lines from each query (left) to the keys it may see (right), opacity = probability, as
+    one SVG drawing.
 
     ``patterns`` are every head's pattern (``[head.pattern for head in trace.heads]``), ``heads``
-    the ones drawn, each in ``head_colour(h)`` and named in the legend by ``head_names[h]``.
-    The lines of one head, one width and one opacity (the probability to the nearest tenth,
-    LEVELS) are one line trace of segments apart by None: a few traces a head, which plotly
-    draws faster than a layout shape per line (chromium, one head of 32 tokens 149 → 94 ms,
-    sixteen heads 4.0 → 1.0 s). Each segment's two points carry (query i, key j, exact probability)
-    as customdata (``lines_of`` reads them back); a head's traces share its legend group, so its
-    legend entry shows or hides them. The token labels are two text traces, so they stay plain
-    text. ``scale`` enlarges rows and text (a projector).
+    the ones drawn, each in ``head_colour(h)`` and named in the legend under the lines by
+    ``head_names[h]``. Each line is an SVG ``<line>`` whose stroke opacity is the probability
+    pattern[i, j]; it carries its pair and the exact probability as data attributes
+    (``lines_of`` reads them back). The followed token's lines come last, on top. Token labels
+    are SVG text, escaped: a token is shown, never read as markup. Drawn on the server, the
+    browser only lays it out: no chart library to run on each change. ``scale`` enlarges rows
+    and text (a projector).
     Shapes: patterns H × [T, T], mask [T, T] (True = may look), labels T -> (len(heads) × pairs)
     lines.
     """
     t = len(labels)
-    rows = np.arange(t, dtype=np.float64)  # y of token i; the axis is reversed: token 0 on top
+    row, font = round(ROW_PX * scale), round(TEXT_PX * scale)
+    span = round(SPAN_PX * scale)
+    widest = max((label_px(str(s)) for s in labels), default=0.0)
+    # x where the lines start, right of the query labels and their title, and where they end
+    left = math.ceil(max(widest, label_px(query_title)) * font / 12) + 12
+    right = left + span
+    width = right + math.ceil(max(widest, label_px(key_title)) * font / 12) + 12
+    top = font + 14  # the column titles above the first row
     pairs = np.argwhere(np.asarray(mask, dtype=bool)).tolist()  # (query i, key j) pairs
-    lines = []
+
+    def y(i: int) -> float:
+        return top + row * (i + 0.5)
+
+    lines, on_top = [], []
     for h in heads:
         pattern = np.asarray(patterns[h]).tolist()
-        groups: dict[tuple[bool, int], tuple[list, list, list]] = {}
         for i, j in pairs:
             p = pattern[i][j]
-            x, y, data = groups.setdefault((i == followed, round(p * LEVELS)), ([], [], []))
-            x += (0, 1, None)
-            y += (i, j, None)
-            data += ([i, j, p], [i, j, p], None)
-        for (thick, level), (x, y, data) in sorted(groups.items()):
-            lines.append(
-                {"type": "scatter", "mode": "lines", "x": x, "y": y, "customdata": data}
-                | {"opacity": level / LEVELS, "legendgroup": str(h), "showlegend": False}
-                | {
-                    "line": {
-                        "color": head_colour(h),
-                        "width": FOLLOWED_WIDTH if thick else LINE_WIDTH,
-                    }
-                }
-                | {"hoverinfo": "skip"}
+            thick = i == followed
+            (on_top if thick else lines).append(
+                f'<line x1="{left}" y1="{y(i):g}" x2="{right}" y2="{y(j):g}" '
+                f'stroke="{head_colour(h)}" stroke-opacity="{p:.4f}" '
+                f'stroke-width="{FOLLOWED_WIDTH if thick else LINE_WIDTH:g}" '
+                f'data-head="{h}" data-query="{i}" data-key="{j}" data-p="{p!r}"/>'
             )
 
-    def column(x: float, side: str, title: str) -> dict:
-        bold = [f"<b>{_plain(s)}</b>" if n == followed else _plain(s) for n, s in enumerate(labels)]
-        return {
-            "type": "scatter",
-            "mode": "text",
-            "x": [x] * t,
-            "y": rows.tolist(),  # a list: a typed array is drawn twice
-            "text": bold,
-            "textposition": f"middle {side}",
-            "textfont": {"size": round(13 * scale)},
-            "hovertemplate": f"{title} %{{y}}<extra></extra>",
-            "showlegend": False,
-            "cliponaxis": False,
-        }
+    def column(x: int, anchor: str) -> list[str]:
+        return [
+            f'<text x="{x}" y="{y(n):g}" text-anchor="{anchor}" dominant-baseline="central"'
+            + (' font-weight="700"' if n == followed else "")
+            + f">{escape(str(s))}</text>"
+            for n, s in enumerate(labels)
+        ]
 
-    widest = max((label_px(str(s)) for s in labels), default=0.0) * scale
-    margin = {"l": int(widest) + 24, "r": int(widest) + 24, "t": round(36 * scale), "b": 40}
-    layout = {
-        "xaxis": {"range": [-0.02, 1.02], "visible": False, "fixedrange": True},
-        "yaxis": {
-            "range": [t - 0.5, -0.5],  # reversed: token 0 on top
-            "visible": False,
-            "fixedrange": True,
-        },
-        "annotations": [
-            {"text": query_title, "x": 0, "xanchor": "right", "xref": "x"}
-            | {"y": 1, "yref": "paper", "yanchor": "bottom", "showarrow": False}
-            | {"font": {"color": MUTED, "size": round(13 * scale)}},
-            {"text": key_title, "x": 1, "xanchor": "left", "xref": "x"}
-            | {"y": 1, "yref": "paper", "yanchor": "bottom", "showarrow": False}
-            | {"font": {"color": MUTED, "size": round(13 * scale)}},
-        ],
-        "height": round(ROW_PX * scale) * t + margin["t"] + margin["b"] + 8,
-        "margin": margin,
-        "showlegend": True,
-        "legend": {"orientation": "h", "x": 0.5, "xanchor": "center", "y": 0, "yanchor": "top"}
-        | ({"font": {"size": Look(scale=scale).text_px(12)}} if scale > 1 else {}),
-        "hovermode": "closest",
-    }
-    data = [column(0.0, "left", query_title), column(1.0, "right", key_title)]
-    for h in heads:  # the legend: one entry per head drawn, in its colour (no points of its own)
+    # the legend: one swatch and name per head drawn, in rows as wide as the drawing
+    legend, x, legend_y = [], 0, top + row * t + LEGEND_PX * scale / 2 + 6
+    for h in heads:
         name = head_names[h] if h < len(head_names) else f"h{h}"
-        data.append(
-            {"type": "scatter", "mode": "lines", "x": [None], "y": [None], "name": name}
-            | {"line": {"color": head_colour(h), "width": 3}, "hoverinfo": "skip"}
-            | {"legendgroup": str(h)}
+        item = math.ceil(24 * scale + label_px(name) * font / 12 + 18)
+        if x and x + item > width:
+            x, legend_y = 0, legend_y + LEGEND_PX * scale
+        legend.append(
+            f'<line x1="{x}" y1="{legend_y:g}" x2="{x + round(20 * scale)}" y2="{legend_y:g}" '
+            f'stroke="{head_colour(h)}" stroke-width="3"/>'
+            f'<text x="{x + round(24 * scale)}" y="{legend_y:g}" dominant-baseline="central">'
+            f"{escape(name)}</text>"
         )
-    return fast_figure(lines + data, layout)
+        x += item
+    height = math.ceil(legend_y + LEGEND_PX * scale / 2 + 10)
+    titles = [
+        f'<text class="hv-title" x="{left - 6}" y="{font:g}" text-anchor="end">'
+        f"{escape(query_title)}</text>",
+        f'<text class="hv-title" x="{right + 6}" y="{font:g}">{escape(key_title)}</text>',
+    ]
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="head-view" width="{width}" '
+        f'height="{height}" viewBox="0 0 {width} {height}" font-size="{font}" fill="{MUTED}" '
+        f'data-top="{top}" data-row="{row}" role="img" '
+        f'aria-label="{escape(query_title)} → {escape(key_title)}">'
+        + "".join(lines + on_top + column(left - 6, "end") + column(right + 6, "start"))
+        + "".join(titles + legend)
+        + "</svg>"
+    )
 
 
-_MARKUP = str.maketrans({"<": "&lt;", ">": "&gt;", "&": "&amp;"})
+def lines_of(view: str) -> list[dict]:
+    """The drawing's lines, one per drawn pair, what a test or a reader can check: each as
+    ``{"x0": 0, "x1": 1, "y0": i, "y1": j, "query": i, "key": j, "head": h, "opacity": exact
+    probability, "drawn": the stroke opacity it is drawn at, "line": {"color", "width"}}``
+    (x0, x1: the query and key columns; y0, y1: the rows its two ends are drawn at; query, key:
+    the pair its data attributes name)."""
+    root = ElementTree.fromstring(view)
+    top, row = float(root.get("data-top")), float(root.get("data-row"))
 
+    def token(y: str) -> float:  # the row a y is drawn at
+        return (float(y) - top) / row - 0.5
 
-def _plain(label: str) -> str:
-    """A token label as plotly's text shows it: its own characters, never markup."""
-    return str(label).translate(_MARKUP)
-
-
-def lines_of(fig: Spec) -> list[dict]:
-    """The figure's lines, one per drawn pair, what a test or a reader can check: each as
-    ``{"x0": 0, "x1": 1, "y0": i, "y1": j, "query": i, "key": j, "opacity": exact probability,
-    "drawn": the opacity it is drawn at, "line": {"color", "width"}}`` (y0, y1: where it is
-    drawn; query, key: the pair its customdata names). Reads a figure as built or as sent."""
     out = []
-    for trace in fig["data"]:
-        if trace.get("mode") != "lines" or not trace.get("customdata"):
-            continue
-        for k in range(0, len(trace["customdata"]), 3):
-            i, j, p = trace["customdata"][k]
-            out.append(
-                {
-                    "x0": trace["x"][k],
-                    "x1": trace["x"][k + 1],
-                    "y0": trace["y"][k],
-                    "y1": trace["y"][k + 1],
-                }
-                | {"query": i, "key": j, "opacity": p}
-                | {"drawn": trace["opacity"], "line": dict(trace["line"])}
-            )
+    for e in root.iter(f"{_SVG}line"):
+        if e.get("data-p") is None:
+            continue  # a legend swatch
+        out.append(
+            {"x0": 0, "x1": 1}
+            | {"y0": token(e.get("y1")), "y1": token(e.get("y2"))}
+            | {"query": int(e.get("data-query")), "key": int(e.get("data-key"))}
+            | {"head": int(e.get("data-head")), "opacity": float(e.get("data-p"))}
+            | {"drawn": float(e.get("stroke-opacity"))}
+            | {"line": {"color": e.get("stroke"), "width": float(e.get("stroke-width"))}}
+        )
     return out
+
+
+_SVG = "{http://www.w3.org/2000/svg}"
+
+
+def show_head_view(view: str, key: str) -> None:
+    """The head view on the page, at its own size: a narrow column (a phone) scrolls it
+    sideways inside its box rather than shrinking its text. Its labels are escaped text
+    (``head_view``), so the drawing carries no markup a user typed."""
+    with st.container(key=key):
+        st.markdown(f'<div class="head-view-box">{view}</div>', unsafe_allow_html=True)
 
 
 # --- page 5's figures, once per setting ----------------------------------------------------------
@@ -255,7 +257,7 @@ def head_view_figure(
     embeddings: str,
     lang: str,
     scale: float,
-) -> Spec:
+) -> str:
     """Page 5's head view of ``heads`` with ``token`` followed (kept, shared)."""
     t = translator(TEXT, lang)
     lab = compute_lab(text, d_model, n_heads, seed, causal, embeddings)
@@ -270,4 +272,4 @@ def head_view_figure(
         key_title=t("headview_key"),
         scale=scale,
     )
-    return keep(view)
+    return view

@@ -118,6 +118,10 @@ CHART_CSS = """<style>
   stroke: light-dark(rgba(47, 45, 43, 0.2), rgba(237, 235, 232, 0.2)) !important;
 }
 .stPlotlyChart .hoverlayer .hovertext text { fill: light-dark(#808495, #e6eaf1) !important; }
+.head-view-box { overflow-x: auto; overflow-y: hidden; }
+.head-view { display: block; font-family: "Source Sans", sans-serif; }
+.head-view text { fill: light-dark(#262730, #fafafa); }
+.head-view text.hv-title { fill: light-dark(#808495, #e6eaf1); }
 </style>"""
 
 

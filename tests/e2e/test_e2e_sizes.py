@@ -121,6 +121,14 @@ MEASURE = """() => {
     }
     out.push(chart);
   }
+  // page 5's head view, an SVG drawing: its column titles, token labels and legend
+  for (const el of document.querySelectorAll('svg.head-view')) {
+    const texts = [...el.querySelectorAll('text')].map(t => ({
+      kind: t.classList.contains('hv-title') ? 'title' : 'tick',
+      text: t.textContent.trim().slice(0, 40), size: parseFloat(getComputedStyle(t).fontSize),
+      ...box(t)}));
+    out.push({key: 'headview', svg: box(el), heatmaps: [], texts});
+  }
   const main = document.querySelector('[data-testid="stMain"]');
   // which tables scroll sideways inside their own box (glide's scroller), in page order
   const wideTables = [...document.querySelectorAll('[data-testid="stDataFrame"]')]
@@ -129,7 +137,8 @@ MEASURE = """() => {
   return {charts: out, wideTables,
           pageWide: document.scrollingElement.scrollWidth > window.innerWidth + 1,
           mainWide: main.scrollWidth > main.clientWidth + 1,
-          drawn: document.querySelectorAll('.stPlotlyChart').length === out.length};
+          drawn: document.querySelectorAll('.stPlotlyChart').length
+            + document.querySelectorAll('svg.head-view').length === out.length};
 }"""
 
 

@@ -114,10 +114,10 @@ def test_a_token_chip_moves_the_outline_by_mouse_and_keyboard(session: Session) 
     wait_outline(page, "figs-patterns", 1.0, plots=4)  # the grid, in one figure or in pieces
     widths = page.evaluate(
         """() => {
-            // the head view's lines: line traces of segments apart by null, (i, j, p) each
-            const el = document.querySelector('.st-key-headview .js-plotly-plot');
-            return el.data.filter(t => t.mode === 'lines' && t.customdata)
-                .flatMap(t => t.y.flatMap((y, k) => k % 3 === 0 ? [[y, t.line.width]] : []));
+            // the head view's lines: one SVG line per pair, its query in data-query
+            const lines = document.querySelectorAll('.st-key-headview svg line[data-p]');
+            return [...lines].map(
+                l => [Number(l.dataset.query), parseFloat(getComputedStyle(l).strokeWidth)]);
         }"""
     )
     thick = {w for y, w in widths if y == 1}
