@@ -85,12 +85,8 @@ scale = scale_col.toggle(
     persist_state="session",
 )
 moved = tau != 1.0 or not scale
-if moved:
-    lab = compute_lab(
-        s.text, cfg.d_model, cfg.n_heads, cfg.seed, s.causal, cfg.embeddings, tau, scale
-    )
-else:  # the chapter's formula: the frame's own lab, the one every page shows
-    lab = s.lab
+# the chapter's formula (τ = 1, with √d_k) is the frame's own lab, the one every page shows
+lab = compute_lab(s.setting, tau, scale) if moved else s.lab
 head = lab.trace.heads[s.head]
 if moved:
     # presenter mode: the note and its formula side by side, one line for both
@@ -169,7 +165,7 @@ st.caption(t("row_sums", sums=sums))
 # --- why √d_k: the spread of q·k as d_k grows, on this lab's X and seed
 st.subheader(t("why_title"), anchor=False)
 st.write(t("why_intro"))
-sweep = scaling_lab(s.text, cfg.d_model, cfg.n_heads, cfg.seed, s.causal, cfg.embeddings)
+sweep = scaling_lab(s.setting)
 without, with_ = t("no_sqrt"), t("with_sqrt")  # one colour each, in all three plots
 panels = [
     Panel(t("spread"), t("spread_y"), {without: sweep.raw_std, with_: sweep.scaled_std}),
@@ -199,9 +195,7 @@ else:
 
 if (box := folded(t("code"), key="softmax_code")) is not None:
     with box:
-        agreement = head_agreement(
-            s.text, cfg.d_model, cfg.n_heads, cfg.seed, s.causal, cfg.embeddings, s.head, tau, scale
-        )
+        agreement = head_agreement(s.setting, s.head, tau, scale)
         diff = num(agreement["pattern"], 1, s.lang, "e")
         if moved:
             no_scale = "" if scale else t("no_scale_readable")

@@ -101,9 +101,7 @@ with st.expander(t("why")):
 if (box := folded(t("code"), key="mix_code")) is not None:
     with box:
         cfg = s.cfg
-        agreement = head_agreement(
-            s.text, cfg.d_model, cfg.n_heads, cfg.seed, s.causal, cfg.embeddings, s.head
-        )
+        agreement = head_agreement(s.setting, s.head)
         st.caption(t("engine_note", diff=num(agreement["z"], 1, s.lang, "e")))
         show_code(mix_values, causal_attention)
 

@@ -10,7 +10,7 @@ from ui.charts import bar_chart
 from ui.exercise import your_turn
 from ui.follow import TOKEN, following, token_chips
 from ui.frame import frame
-from ui.headview import head_view_figure, lines_of, patterns_figures, show_head_view
+from ui.headview import head_view_drawing, lines_of, patterns_figures, show_head_view
 from ui.sections import folded, show_code
 from ui.style import Look
 from ui.tables import matrix_table
@@ -51,17 +51,8 @@ st.write(t("patterns_intro"))
 i = token_chips(labels, s.lang, s.value("token"))
 st.caption(following(labels, i, s.lang))
 look = Look.of(s)
-# the lab's setting and the look: page 5's figures are built once for each (ui.headview)
-setting = {
-    "text": s.text,
-    "d_model": cfg.d_model,
-    "n_heads": cfg.n_heads,
-    "seed": cfg.seed,
-    "causal": s.causal,
-    "embeddings": cfg.embeddings,
-    "lang": s.lang,
-}
-pieces = patterns_figures(token=i, phone=look.phone, scale=look.scale, **setting)
+# page 5's figures are built once for each setting and look (ui.headview)
+pieces = patterns_figures(s.setting, look, token=i)
 # the grid's pieces side by side, wrapping onto the next row where the column ends
 show_figures(
     [(fig, f"patterns-{k}" if k else "patterns") for k, fig in enumerate(pieces)], key="patterns"
@@ -83,7 +74,7 @@ with pick_col:
     )
 with view_col:
     if drawn:
-        view = head_view_figure(heads=tuple(sorted(drawn)), token=i, scale=look.scale, **setting)
+        view = head_view_drawing(s.setting, look, heads=tuple(sorted(drawn)), token=i)
         show_head_view(view, key="headview")
     else:
         st.info(t("headview_none"), icon=":material/info:")

@@ -125,9 +125,7 @@ if (box := folded(t("tables"), key="layernorm_tables")) is not None:
 
 if (box := folded(t("code"), key="layernorm_code")) is not None:
     with box:
-        agreement = layer_norm_agreement(
-            s.text, cfg.d_model, cfg.n_heads, cfg.seed, s.causal, cfg.embeddings, eps
-        )
+        agreement = layer_norm_agreement(s.setting, eps)
         st.caption(t("engine_note", diff=num(max(agreement.values()), 1, s.lang, "e")))
         show_code(add, layer_norm, residual_layer_norm, row_stats)
 

@@ -22,9 +22,7 @@ s = frame("page_code")
 t = translator(TEXT, s.lang)
 labels, h = s.lab.labels, s.head
 cfg = s.cfg
-readable, engine_out, differences = compare_lab(
-    s.text, cfg.d_model, cfg.n_heads, cfg.seed, s.causal, cfg.embeddings, EPS
-)
+readable, engine_out, differences = compare_lab(s.setting, EPS)
 
 st.title(t("title"), anchor=False)
 st.latex(t("formula"))

@@ -10,12 +10,19 @@ import pytest
 import llm
 from llm import engine
 from llm.compare import HEAD_QUANTITIES, QUANTITIES, head_differences, run
-from ui.compute import compare_lab, compute_lab, frozen, head_agreement, layer_norm_agreement
+from ui.compute import (
+    Setting,
+    compare_lab,
+    compute_lab,
+    frozen,
+    head_agreement,
+    layer_norm_agreement,
+)
 
 
 def test_a_setting_is_computed_once_and_shared_read_only() -> None:
-    first = compute_lab("the cat sat on mat", 8, 4, 7, True, "seeded")
-    again = compute_lab("the cat sat on mat", 8, 4, 7, True, "seeded")
+    first = compute_lab(Setting("the cat sat on mat", 8, 4, 7, True, "seeded"))
+    again = compute_lab(Setting("the cat sat on mat", 8, 4, 7, True, "seeded"))
     assert again is first  # the same object: no copy per rerun
     arrays = [first.x, first.params.W_Q, first.params.W_O, first.trace.concat, first.trace.mask]
     arrays += [getattr(first.trace.heads[2], f.name) for f in dataclasses.fields(llm.HeadTrace)]
@@ -28,17 +35,19 @@ def test_a_setting_is_computed_once_and_shared_read_only() -> None:
     x = llm.embed(llm.tokenize("the cat sat on mat"), cfg)
     trace = llm.multi_head_attention(x, llm.init_params(cfg))
     np.testing.assert_array_equal(first.trace.attn_out, trace.attn_out)
-    assert compute_lab("the cat sat on mat", 8, 4, 8, True, "seeded") is not first
+    assert compute_lab(Setting("the cat sat on mat", 8, 4, 8, True, "seeded")) is not first
     # the defaults spelled out or left out: one setting, one lab
-    assert compute_lab("the cat sat on mat", 8, 4, 7, True, "seeded", 1.0, True) is first
-    assert compute_lab("the cat sat on mat", 8, 4, 7, True, "seeded", temperature=1) is first
-    cold = compute_lab("the cat sat on mat", 8, 4, 7, True, "seeded", 0.5)
+    assert compute_lab(Setting("the cat sat on mat", 8, 4, 7, True, "seeded"), 1.0, True) is first
+    assert (
+        compute_lab(Setting("the cat sat on mat", 8, 4, 7, True, "seeded"), temperature=1) is first
+    )
+    cold = compute_lab(Setting("the cat sat on mat", 8, 4, 7, True, "seeded"), 0.5)
     assert cold is not first and cold.trace.temperature == 0.5
 
 
 def test_page_8_comparison_is_shared_read_only() -> None:
-    readable, engine_out, differences = compare_lab("a b c", 4, 2, 1, True, "seeded", 1e-5)
-    assert compare_lab("a b c", 4, 2, 1, True, "seeded", 1e-5)[1] is engine_out
+    readable, engine_out, differences = compare_lab(Setting("a b c", 4, 2, 1, True, "seeded"), 1e-5)
+    assert compare_lab(Setting("a b c", 4, 2, 1, True, "seeded"), 1e-5)[1] is engine_out
     assert not any(pattern.flags.writeable for pattern in engine_out["pattern"])
     assert not engine_out["ln_out"].flags.writeable
     assert max(differences.values()) < 1e-12
@@ -48,8 +57,10 @@ def test_page_8_comparison_is_shared_read_only() -> None:
 
 @pytest.mark.parametrize("causal", [True, False])
 def test_page_8_engine_side_is_the_labs_own_trace(causal: bool) -> None:
-    lab = compute_lab("the cat sat on the mat", 8, 2, 5, causal, "seeded")
-    _, engine_out, _ = compare_lab("the cat sat on the mat", 8, 2, 5, causal, "seeded", 1e-3)
+    lab = compute_lab(Setting("the cat sat on the mat", 8, 2, 5, causal, "seeded"))
+    _, engine_out, _ = compare_lab(
+        Setting("the cat sat on the mat", 8, 2, 5, causal, "seeded"), 1e-3
+    )
     assert engine_out["concat"] is lab.trace.concat  # not a second run of the engine
     fresh = run(engine, np.array(lab.x), lab.params, causal, 1e-3)
     for name in QUANTITIES:  # the very numbers a separate engine run gives, eps included
@@ -58,11 +69,11 @@ def test_page_8_engine_side_is_the_labs_own_trace(causal: bool) -> None:
 
 @pytest.mark.parametrize("causal", [True, False])
 def test_pages_agreement_is_the_readable_code_against_the_labs_numbers(causal: bool) -> None:
-    setting = ("the cat sat on the mat", 8, 4, 5, causal, "seeded")
-    lab = compute_lab(*setting)
-    _, _, page_8 = compare_lab(*setting, 1e-3)
+    setting = Setting("the cat sat on the mat", 8, 4, 5, causal, "seeded")
+    lab = compute_lab(setting)
+    _, _, page_8 = compare_lab(setting, 1e-3)
     for h in range(4):
-        one_head = head_agreement(*setting, h)
+        one_head = head_agreement(setting, h)
         assert list(one_head) == list(HEAD_QUANTITIES)
         assert 0.0 <= max(one_head.values()) < 1e-12
     # a planted difference in the engine's numbers is what the pages would report
@@ -70,7 +81,7 @@ def test_pages_agreement_is_the_readable_code_against_the_labs_numbers(causal: b
     trace = dataclasses.replace(lab.trace, heads=(lab.trace.heads[0], planted))
     off = head_differences(lab.x, lab.params, trace, 1)
     assert off["pattern"] == pytest.approx(1e-9, rel=1e-3) and off["z"] < 1e-12
-    ln = layer_norm_agreement(*setting, 1e-3)
+    ln = layer_norm_agreement(setting, 1e-3)
     assert list(ln) == ["resid", "ln_out"] and max(ln.values()) < 1e-12
     assert ln["resid"] == 0.0  # x + attn_out: one addition per entry, the same in both
     assert page_8["resid"] <= 1e-12

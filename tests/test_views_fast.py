@@ -186,7 +186,7 @@ def test_chart_text_reads_on_the_light_and_the_dark_background() -> None:
     assert min(contrast(style.MUTED, light), contrast(style.MUTED, dark)) >= 3.7
     pairs = re.findall(r"fill: light-dark\((#\w{6}), (#\w{6})\)", style.CHART_CSS)
     texts = [p for p in pairs if p != (light, dark)]  # the hover box's own fill is a background
-    assert len(texts) == 4
+    assert len(texts) == 6  # the charts' four, and the head view's labels and titles
     for on_light, on_dark in texts:
         assert contrast(on_light, light) >= 3.7 and contrast(on_dark, dark) >= 3.7
 

@@ -1,4 +1,4 @@
-"""The one place the app calls the engine: a bounded cache keyed on scalars only.
+"""The one place the app calls the engine: a bounded cache keyed on a ``Setting`` of scalars.
 
 The cached lab is one shared object, not a copy per rerun (``st.cache_resource``, not
 ``st.cache_data``): ``st.cache_data`` would unpickle a fresh copy on every hit, a cost paid on
@@ -33,6 +33,19 @@ class Lab:
     trace: llm.Trace
 
 
+@dataclass(frozen=True)
+class Setting:
+    """What a lab is computed from, the key of every cache below: the sentence, the sizes, the
+    seed, the mask and the embeddings (scalars only, so a cache key stays a few bytes)."""
+
+    text: str
+    d_model: int
+    n_heads: int
+    seed: int
+    causal: bool
+    embeddings: str = "seeded"
+
+
 T = TypeVar("T")
 
 
@@ -55,56 +68,32 @@ def frozen(value: T) -> T:
     return value
 
 
-def compute_lab(
-    text: str,
-    d_model: int,
-    n_heads: int,
-    seed: int,
-    causal: bool,
-    embeddings: str,
-    temperature: float = 1.0,
-    scale: bool = True,
-) -> Lab:
+def compute_lab(setting: Setting, temperature: float = 1.0, scale: bool = True) -> Lab:
     """Tokenize, embed, draw the weights and run the sublayer once per distinct setting
     (page 3's what-ifs, the temperature and the √d_k switch, included). Every argument reaches
     the cache in the same order and by name (Streamlit looks a positional argument's name up in
     the signature on every call), so a call that leaves the defaults out and one that spells
     them find the same lab."""
-    return _lab(
-        text=text,
-        d_model=d_model,
-        n_heads=n_heads,
-        seed=seed,
-        causal=causal,
-        embeddings=embeddings,
-        temperature=float(temperature),
-        scale=bool(scale),
-    )
+    return _lab(setting=setting, temperature=float(temperature), scale=bool(scale))
 
 
 @st.cache_resource(max_entries=128, show_spinner=False)
-def _lab(
-    text: str,
-    d_model: int,
-    n_heads: int,
-    seed: int,
-    causal: bool,
-    embeddings: str,
-    temperature: float,
-    scale: bool,
-) -> Lab:
-    cfg = llm.AttentionConfig(d_model=d_model, n_heads=n_heads, seed=seed, embeddings=embeddings)
-    tokens = llm.tokenize(text)
+def _lab(setting: Setting, temperature: float, scale: bool) -> Lab:
+    cfg = llm.AttentionConfig(
+        d_model=setting.d_model,
+        n_heads=setting.n_heads,
+        seed=setting.seed,
+        embeddings=setting.embeddings,
+    )
+    tokens = llm.tokenize(setting.text)
     x = llm.embed(tokens, cfg)
     params = llm.init_params(cfg)
-    trace = llm.multi_head_attention(x, params, causal, temperature, scale)
+    trace = llm.multi_head_attention(x, params, setting.causal, temperature, scale)
     return frozen(Lab(cfg, tokens, llm.token_labels(tokens), x, params, trace))
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
-def compare_lab(
-    text: str, d_model: int, n_heads: int, seed: int, causal: bool, embeddings: str, eps: float
-) -> tuple[dict, dict, dict[str, float]]:
+def compare_lab(setting: Setting, eps: float) -> tuple[dict, dict, dict[str, float]]:
     """/code's two runs of one setting and their largest differences, once per setting.
 
     The readable run is plain Python, the slowest step of the app at the largest setting
@@ -113,45 +102,33 @@ def compare_lab(
     second run.
     Returns (readable run, engine run, max_differences) of ``llm.compare``.
     """
-    lab = compute_lab(text, d_model, n_heads, seed, causal, embeddings)
-    readable_out = run(readable, lab.x, lab.params, causal, eps)
+    lab = compute_lab(setting)
+    readable_out = run(readable, lab.x, lab.params, setting.causal, eps)
     engine_out = outputs(engine, lab.x, lab.trace, eps)
     return frozen((readable_out, engine_out, max_differences(readable_out, engine_out)))
 
 
 @st.cache_data(max_entries=128, show_spinner=False)
 def head_agreement(
-    text: str,
-    d_model: int,
-    n_heads: int,
-    seed: int,
-    causal: bool,
-    embeddings: str,
-    head: int,
-    temperature: float = 1.0,
-    scale: bool = True,
+    setting: Setting, head: int, temperature: float = 1.0, scale: bool = True
 ) -> dict[str, float]:
     """How far the readable code's run of one head is from the engine's numbers a page shows:
     the largest difference of q, k, v, scores, pattern and z (``llm.compare.head_differences``).
     One head of the readable code, not the whole sublayer: only what pages 3 and 4 show."""
-    lab = compute_lab(text, d_model, n_heads, seed, causal, embeddings, temperature, scale)
+    lab = compute_lab(setting, temperature, scale)
     return head_differences(lab.x, lab.params, lab.trace, head)
 
 
 @st.cache_data(max_entries=128, show_spinner=False)
-def layer_norm_agreement(
-    text: str, d_model: int, n_heads: int, seed: int, causal: bool, embeddings: str, eps: float
-) -> dict[str, float]:
+def layer_norm_agreement(setting: Setting, eps: float) -> dict[str, float]:
     """How far the readable residual and LayerNorm are from the engine's on the lab's X and
     attn_out, at this eps: the largest difference of resid and ln_out."""
-    lab = compute_lab(text, d_model, n_heads, seed, causal, embeddings)
+    lab = compute_lab(setting)
     return layer_norm_differences(lab.x, lab.trace.attn_out, eps)
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
-def scaling_lab(
-    text: str, d_model: int, n_heads: int, seed: int, causal: bool, embeddings: str
-) -> Scaling:
+def scaling_lab(setting: Setting) -> Scaling:
     """Page 3's √d_k measurement on the lab's X and seed (``llm.scaling``), read-only."""
-    lab = compute_lab(text, d_model, n_heads, seed, causal, embeddings)
-    return frozen(scaling_sweep(lab.x, seed, causal))
+    lab = compute_lab(setting)
+    return frozen(scaling_sweep(lab.x, setting.seed, setting.causal))

@@ -18,7 +18,7 @@ from streamlit.errors import StreamlitPageNotFoundError
 
 import llm
 from exercises import BY_PAGE, CELLS
-from ui.compute import Lab, compute_lab
+from ui.compute import Lab, Setting, compute_lab
 from ui.controls import keep_in_link
 from ui.presenter import (
     PRESENT_CSS,
@@ -84,6 +84,12 @@ class Settings:
     @property
     def cfg(self) -> llm.AttentionConfig:
         return self.lab.cfg
+
+    @property
+    def setting(self) -> Setting:
+        """The lab's setting, the key of ``ui.compute``'s caches."""
+        cfg = self.lab.cfg
+        return Setting(self.text, cfg.d_model, cfg.n_heads, cfg.seed, self.causal, cfg.embeddings)
 
     def t(self, name: str, /, **values: object) -> str:
         """A frame text in the chosen language."""
@@ -187,7 +193,7 @@ def frame(page: str, values: tuple[Value, ...] = (), shared: bool = True) -> Set
             icon=":material/warning:",
         )
     try:
-        lab = compute_lab(text, cfg.d_model, cfg.n_heads, cfg.seed, causal, cfg.embeddings)
+        lab = compute_lab(Setting(text, cfg.d_model, cfg.n_heads, cfg.seed, causal, cfg.embeddings))
     except llm.LabError as err:
         st.error(pick(TEXT, lang, f"err_{err.code}", **err.params), icon=":material/error:")
         st.stop()

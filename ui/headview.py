@@ -22,7 +22,7 @@ import numpy as np
 import streamlit as st
 
 import llm
-from ui.compute import compute_lab
+from ui.compute import Setting, compute_lab
 from ui.follow import outline_row
 from ui.grids import grid_figures
 from ui.labels import label_px
@@ -191,36 +191,25 @@ def show_head_view(view: str, key: str) -> None:
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def _patterns(
-    *,
-    text: str,
-    d_model: int,
-    n_heads: int,
-    seed: int,
-    causal: bool,
-    embeddings: str,
-    lang: str,
-    phone: bool,
-    scale: float,
-) -> tuple[Spec, ...]:
+def _patterns(setting: Setting, look: Look) -> tuple[Spec, ...]:
     """Every head's pattern in one grid, titled by its kind and mean entropy, in the pieces that
     wrap (``ui.grids.grid_figures``; kept, shared)."""
-    t = translator(TEXT, lang)
-    lab = compute_lab(text, d_model, n_heads, seed, causal, embeddings)
+    t = translator(TEXT, look.lang)
+    lab = compute_lab(setting)
     trace, labels = lab.trace, lab.labels
     titles = [
         t(
             "head_title",
             h=h,
-            label=t(llm.classify_head(head.pattern, causal)),
-            entropy=num(llm.head_entropy(head.pattern), 2, lang),
+            label=t(llm.classify_head(head.pattern, setting.causal)),
+            entropy=num(llm.head_entropy(head.pattern), 2, look.lang),
         )
         for h, head in enumerate(trace.heads)
     ]
     pieces = grid_figures(
         [head.pattern for head in trace.heads],
         labels,
-        [labels] * n_heads,
+        [labels] * setting.n_heads,
         titles,
         zmin=0.0,
         zmax=1.0,
@@ -229,47 +218,35 @@ def _patterns(
         x_title=t("key"),
         y_title=t("query"),
         scale_title=t("scale"),
-        look=Look(lang, phone, scale),
+        look=look,
     )
     return tuple(keep(piece) for piece in pieces)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def patterns_figures(*, token: int, **setting: object) -> tuple[Spec, ...]:
+def patterns_figures(setting: Setting, look: Look, token: int) -> tuple[Spec, ...]:
     """Page 5's grid of every head's pattern with row ``token`` outlined in each, in pieces
-    (kept, shared; a piece's traces are one list for every token). ``setting``: the lab's text,
-    d_model, n_heads, seed, causal and embeddings, and the look's lang, phone and scale."""
+    (kept, shared; a piece's traces are one list for every token)."""
     return tuple(
-        keep(outline_row(piece, token, plots=len(piece["data"]))) for piece in _patterns(**setting)
+        keep(outline_row(piece, token, plots=len(piece["data"])))
+        for piece in _patterns(setting, look)
     )
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def head_view_figure(
-    *,
-    heads: tuple[int, ...],
-    token: int,
-    text: str,
-    d_model: int,
-    n_heads: int,
-    seed: int,
-    causal: bool,
-    embeddings: str,
-    lang: str,
-    scale: float,
-) -> str:
-    """Page 5's head view of ``heads`` with ``token`` followed (kept, shared)."""
-    t = translator(TEXT, lang)
-    lab = compute_lab(text, d_model, n_heads, seed, causal, embeddings)
-    view = head_view(
+def head_view_drawing(setting: Setting, look: Look, heads: tuple[int, ...], token: int) -> str:
+    """Page 5's head view of ``heads`` with ``token`` followed (kept, shared); a phone's look
+    draws it as a computer's does."""
+    t = translator(TEXT, look.lang)
+    lab = compute_lab(setting)
+    return head_view(
         [head.pattern for head in lab.trace.heads],
         lab.trace.mask,
         lab.labels,
         sorted(heads),
         followed=token,
-        head_names=[t("bar_label", h=h) for h in range(n_heads)],
+        head_names=[t("bar_label", h=h) for h in range(setting.n_heads)],
         query_title=t("headview_query"),
         key_title=t("headview_key"),
-        scale=scale,
+        scale=look.scale,
     )
-    return view
