@@ -108,6 +108,11 @@ def test_handmade_embeddings_need_d_model_4() -> None:
     ok = open_page(PAGE, d_model="4", n_heads="1", embeddings="handmade")
     assert ok.session_state["embeddings"] == "handmade"
     assert not ok.warning
+    # both choices are on show; the radio is greyed out where only one is possible
+    for page, d_model, greyed in ((at, "8", True), (ok, "4", False)):
+        radio = page.radio(key="embeddings")
+        assert radio.options == ["seeded", "handmade"], d_model
+        assert radio.disabled is greyed, d_model
 
 
 def test_user_text_in_a_message_is_not_markdown() -> None:

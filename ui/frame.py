@@ -380,15 +380,18 @@ def _controls(
     )
     causal = st.toggle(t("causal"), value=True, key="causal", **bound)
     # the hand-made table only exists in 4-D: elsewhere "seeded" is the only choice, so a link
-    # asking for handmade with another d_model is refused like any invalid option
-    kinds = list(llm.EMBEDDINGS) if d_model == llm.HANDMADE_D_MODEL else ["seeded"]
-    if ss.get("embeddings") is not None and ss["embeddings"] not in kinds:
+    # asking for handmade with another d_model is refused like any invalid option. Both choices
+    # stay on show (the radio greyed out where one is possible), so the sidebar says what the
+    # other one is and when it opens
+    kinds = list(llm.EMBEDDINGS)
+    allowed = kinds if d_model == llm.HANDMADE_D_MODEL else ["seeded"]
+    if ss.get("embeddings") is not None and ss["embeddings"] not in allowed:
         ss["embeddings"] = "seeded"
         ss["_sync_url"] = True
     # not bound to the URL: its label is translated, the link keeps the value's id (keep_in_link)
     if "embeddings" not in ss:  # a visit's first run: the link's value (check_url checked it)
         linked = st.query_params.get("embeddings")
-        ss["embeddings"] = linked if linked in kinds else "seeded"
+        ss["embeddings"] = linked if linked in allowed else "seeded"
     embeddings = st.radio(
         t("embeddings"),
         kinds,
@@ -396,6 +399,7 @@ def _controls(
         captions=[t(f"emb_{e}") for e in kinds],
         key="embeddings",
         persist_state="session",
+        disabled=len(allowed) == 1,
     )
     keep_in_link("embeddings", embeddings, "seeded")
     heads = list(range(n_heads))
