@@ -41,7 +41,7 @@ st.dataframe(
     column_config={}
     if s.lang == "fr"
     else {t("largest"): st.column_config.NumberColumn(format="%.2e")},
-    width="stretch",
+    width="content",  # one column: its numbers beside the names they belong to
     key="differences",
 )
 if agree(differences):

@@ -395,6 +395,8 @@ def test_code_shows_the_real_source() -> None:
     assert shown(CODE_TEXT["en"]["nn_tab"]) == [inspect.getsource(llm.nn).strip()]
     (compare,) = shown(CODE_TEXT["en"]["compare_tab"])
     assert "def compare_implementations" in compare
+    # a line longer than the box wraps on screen instead of hiding past its right edge
+    assert all(block.proto.wrap_lines for block in opened("code", {}).main.code)
 
 
 def test_compare_reports_a_planted_difference() -> None:

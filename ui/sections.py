@@ -35,4 +35,5 @@ def _source(fn: Callable[..., object]) -> str:
 
 def show_code(*functions: Callable[..., object]) -> None:
     """The real source of the functions that computed what the page shows."""
-    st.code("\n\n".join(_source(fn) for fn in functions), language="python")
+    # long lines wrap on screen rather than hide past the box's right edge
+    st.code("\n\n".join(_source(fn) for fn in functions), language="python", wrap_lines=True)
