@@ -117,8 +117,8 @@ def test_heads_patterns_labels_and_entropy_bars(link: str) -> None:
         trace = piece["data"][k]
         assert trace["coloraxis"] == "coloraxis" and "zmin" not in trace
         label = HEADS_TEXT["en"][llm.classify_head(head.pattern, want.causal)]
-        title = piece["layout"]["annotations"][k]["text"]
-        assert title == f"head {h} · {label} · H̄ = {llm.head_entropy(head.pattern):.2f}"
+        title = piece["layout"]["annotations"][k]["text"].replace("<br>", " ")  # when it wraps
+        assert title == f"head {h} · {label} · mean H = {llm.head_entropy(head.pattern):.2f}"
         assert [str(v) for v in trace["y"]] == want.labels
         assert (trace["xaxis"], trace["yaxis"]) == (
             ("x", "y") if k == 0 else (f"x{k + 1}", f"y{k + 1}")
@@ -445,10 +445,10 @@ def test_heads_titles_notes_and_prose_write_the_language_s_decimals(lang: str) -
         for h, (kind, entropy) in enumerate(zip(kinds, entropies))
     ]
     assert titles[0] == (
-        "tête 0 · mixte · H̄ = 0,46" if lang == "fr" else "head 0 · mixed · H̄ = 0.46"
+        "tête 0 · mixte · H moyen = 0,46" if lang == "fr" else "head 0 · mixed · mean H = 0.46"
     )
     shown = [title.replace("<br>", " ") for title in grid_titles(at, "patterns")]
-    assert [title for title in shown if "H̄" in title] == titles
+    assert [title for title in shown if " H = " in title or "H moyen" in title] == titles
     bars = [a["text"] for a in figure(at, "entropy_bars")["layout"]["annotations"]]
     assert sorted(bars) == sorted(notes)
     # the prose: "0.96, not ln 5 ≈ 1.61" / "0,96, et non ln 5 ≈ 1,61"
