@@ -1,7 +1,7 @@
 """Texts of the "Your turn" panel and of every verdict, in English and French.
 
 ``err_<code>`` are the checker's errors (the ``sandbox`` package), ``bad_<code>`` the ways a result
-can be wrong, ``mistake_<code>`` the usual mistakes ``llm.exercises`` recognizes.
+can be wrong, ``mistake_<code>`` the usual mistakes ``llm.exercises`` recognises.
 """
 
 TEXT = {
@@ -49,17 +49,17 @@ TEXT = {
         "mistake_w_o_transposed": "W_O is used transposed: the row-vector convention is concat · W_O.",
         "mistake_heads_reversed": "The heads are in the wrong order: head 0 comes first in every row.",
         "mistake_concat_tokens": "The heads were stacked one under the other (more rows): concatenate along the features, so each row gets longer.",
-        "mistake_no_residual": "You normalized the sublayer's output alone: first add the residual, x + sublayer_out.",
+        "mistake_no_residual": "You normalised the sublayer's output alone: first add the residual, x + sublayer_out.",
         "mistake_residual_only": "You returned the residual sum: it still needs the LayerNorm of every row.",
         "mistake_sample_std": "You divided by n − 1 (the sample variance): LayerNorm uses the population variance, divide by n.",
         "mistake_eps_outside": "eps goes inside the square root: √(var + eps), not √var + eps.",
         "mistake_no_eps": "eps is missing: divide by √(var + eps), so that a constant row gives zeros instead of 0 / 0.",
-        "mistake_norm_columns": "You normalized the columns: LayerNorm normalizes each row (each token) on its own.",
-        "mistake_depth_pre_ln": "You normalized before the residual, x + sublayer(LayerNorm(x)): that is Pre-LN, what GPT-2 does. The chapter's recipe adds first, then normalizes: LayerNorm(x + sublayer(x)).",
-        "mistake_depth_norm_first": "You added the sublayer to the normalized x, LayerNorm(x) + sublayer(x): add the residual first, then normalize the sum, LayerNorm(x + sublayer(x)).",
-        "mistake_depth_no_residual": "The residual is missing: each layer normalized sublayer(x) alone. Add x back before the LayerNorm: LayerNorm(x + sublayer(x)).",
-        "mistake_depth_no_norm": "The LayerNorm is missing: each layer returned x + sublayer(x). Normalize every row of that sum before the next layer reads it.",
-        "mistake_depth_norm_once": "You normalized only once, after the last layer: the recipe normalizes inside every layer, so that each layer reads rows of mean 0 and std 1.",
+        "mistake_norm_columns": "You normalised the columns: LayerNorm normalises each row (each token) on its own.",
+        "mistake_depth_pre_ln": "You normalised before the residual, x + sublayer(LayerNorm(x)): that is Pre-LN, what GPT-2 does. The chapter's recipe adds first, then normalises: LayerNorm(x + sublayer(x)).",
+        "mistake_depth_norm_first": "You added the sublayer to the normalised x, LayerNorm(x) + sublayer(x): add the residual first, then normalise the sum, LayerNorm(x + sublayer(x)).",
+        "mistake_depth_no_residual": "The residual is missing: each layer normalised sublayer(x) alone. Add x back before the LayerNorm: LayerNorm(x + sublayer(x)).",
+        "mistake_depth_no_norm": "The LayerNorm is missing: each layer returned x + sublayer(x). Normalise every row of that sum before the next layer reads it.",
+        "mistake_depth_norm_once": "You normalised only once, after the last layer: the recipe normalises inside every layer, so that each layer reads rows of mean 0 and std 1.",
         "mistake_depth_not_chained": "Every layer read the input X instead of the output of the layer before it: update x inside the loop, so that the layers are stacked.",
         # the checker's errors
         "err_too_long": "The code is {length} characters long; the checker takes at most {limit}.",
@@ -101,7 +101,7 @@ TEXT = {
         "hint": "Indice",
         "solution": "Voir la solution",
         "solution_caption": "Notre code lisible, tiré de `{module}` : l’app calcule les mêmes nombres avec numpy.",
-        "helpers": "Déjà définies pour toi : {names}.",
+        "helpers": "Déjà à ta disposition : {names}.",
         "language": "Le vérificateur exécute une petite partie de Python : `def`, `return`, les affectations, `for`, `while`, `if`, les compréhensions de liste, l’arithmétique et les comparaisons, les listes, les tuples, l’indexation et les tranches, et les appels à tes propres fonctions et à {calls}. Une méthode de liste : `.append` (`out.append(ligne)`, comme les chapitres construisent leurs lignes) ; aucune autre méthode. `math.exp`, `math.log`, `math.sqrt` marchent aussi, et `import math` est permis.",
         "passed": "Correct : les {cases} cas passent, les réglages actuels de la page et {hidden} cas cachés d’autres formes.",
         "passed_before": "Tu as résolu cette cellule pendant cette session.",
@@ -125,7 +125,7 @@ TEXT = {
         "mistake_scale_by_dk": "Tu as divisé par d_k : divise par sa racine carrée, √d_k.",
         "mistake_no_mask": "Le futur fuit : avec le masque causal, la query i ne peut regarder que les keys j ≤ i, donc les cases j > i doivent recevoir une probabilité nulle.",
         "mistake_mask_when_off": "Ce cas a causal = False : pas de masque, chaque query peut regarder chaque key.",
-        "mistake_softmax_columns": "La softmax a porté sur les colonnes : c’est chaque ligne (une query) qui doit sommer à 1.",
+        "mistake_softmax_columns": "La softmax a porté sur les colonnes : c’est chaque ligne (une query) qui doit avoir pour somme 1.",
         "mistake_pattern_transposed": "Tu as utilisé le motif transposé : la ligne i de la sortie mélange les lignes de values avec les probabilités de la ligne i, pattern[i][j].",
         "mistake_entropy_sign": "Les entropies sont négatives : H = −Σ p log p a un signe moins devant.",
         "mistake_entropy_log2": "Tu as utilisé le log en base 2 : le chapitre utilise le log naturel (`log`, `math.log`).",

@@ -22,14 +22,15 @@ def matmul(x, w):
         },
         "fr": {
             "title": "À toi : la multiplication de matrices pour Q",
-            "instructions": "Écris la multiplication de matrice pour Q. La même routine sert pour K et V. `matmul(x, w)` reçoit l’entrée `x` = X, `[T, d_model]` (T tokens, une ligne chacun), et une matrice apprise `w` = W_Q de la tête affichée, `[d_model, d_head]` ; elle retourne `x · w`, `[T, d_head]` : chaque ligne est la query d’un token. Aucun helper n’est défini pour cette cellule : écris-la avec des boucles ou des compréhensions (tu peux définir ton propre `dot` au-dessus). Ta fonction est vérifiée sur les réglages actuels de la page, avec W_Q, puis W_K et W_V de la tête affichée, puis sur des cas aléatoires cachés d’autres formes (`[n, k] · [k, m]` donne `[n, m]`).",
+            "instructions": "Écris la multiplication de matrices pour Q. La même routine sert pour K et V. `matmul(x, w)` reçoit l’entrée `x` = X, `[T, d_model]` (T tokens, une ligne chacun), et une matrice apprise `w` = W_Q de la tête affichée, `[d_model, d_head]` ; elle retourne `x · w`, `[T, d_head]` : chaque ligne est la query d’un token. Aucune fonction auxiliaire n’est définie pour cette cellule : écris-la avec des boucles ou des compréhensions (tu peux définir ton propre `dot` au-dessus). Ta fonction est vérifiée sur les réglages actuels de la page, avec W_Q, puis W_K et W_V de la tête affichée, puis sur des cas aléatoires cachés d’autres formes (`[n, k] · [k, m]` donne `[n, m]`).",
             "template": """\
 def matmul(x, w):
     # 'x' est l’entrée X, de forme [T, d_model] : une ligne par token.
     # 'w' est une matrice apprise (ici W_Q), de forme [d_model, d_head].
-    # Aucun helper n’est défini : écris les boucles toi-même.
+    # Aucune fonction auxiliaire n’est définie : écris les boucles
+    # toi-même.
     #
-    # Écris la multiplication de matrice x · w.
+    # Écris la multiplication de matrices x · w.
     # La même routine sert pour K et V.
     #   résultat[i][j] = produit scalaire de la ligne i de x
     #                    et de la colonne j de w
@@ -44,7 +45,7 @@ def matmul(x, w):
     "scores": {
         "en": {
             "title": "Your turn: score every pair",
-            "instructions": "Now we ask: how much does each query care about each key? The standard answer is a dot product. `attention_scores(q, k)` receives the queries `q` and the keys `k` of the head shown, both `[T, d_head]`, and returns S, `[T, T]`, where `S[i][j] = q[i] · k[j]` means: “how relevant is token j to token i?” (rows = query, columns = key; no division by √d_k yet, that is the next step). `dot(a, b)` is already defined: you may call it. Your function is checked on the page’s current settings, then on hidden random cases of other shapes.",
+            "instructions": "Compute S with dot products: `attention_scores(q, k)` receives the queries `q` and the keys `k` of the head shown, both `[T, d_head]`, and returns S, `[T, T]`, where `S[i][j] = q[i] · k[j]` means: “how relevant is token j to token i?” (rows = query, columns = key; no division by √d_k yet, that is the next step). `dot(a, b)` is already defined: you may call it. Your function is checked on the page’s current settings, then on hidden random cases of other shapes.",
             "template": """\
 def attention_scores(q, k):
     # 'q' holds the queries, shape [T, d_head]:
@@ -65,7 +66,7 @@ def attention_scores(q, k):
         },
         "fr": {
             "title": "À toi : scorer chaque paire",
-            "instructions": "On demande maintenant : à quel point chaque query s’intéresse à chaque key ? La réponse standard est un produit scalaire. `attention_scores(q, k)` reçoit les queries `q` et les keys `k` de la tête affichée, toutes deux `[T, d_head]`, et retourne S, `[T, T]`, où `S[i][j] = q[i] · k[j]` signifie : “à quel point le token j est pertinent pour le token i ?” (lignes = query, colonnes = key ; pas encore de division par √d_k, c’est l’étape suivante). `dot(a, b)` est déjà défini : tu peux l’appeler. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes.",
+            "instructions": "Calcule S avec des produits scalaires : `attention_scores(q, k)` reçoit les queries `q` et les keys `k` de la tête affichée, toutes deux `[T, d_head]`, et retourne S, `[T, T]`, où `S[i][j] = q[i] · k[j]` signifie : « à quel point le token j est pertinent pour le token i ? » (lignes = query, colonnes = key ; pas encore de division par √d_k, c’est l’étape suivante). `dot(a, b)` est déjà défini : tu peux l’appeler. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes.",
             "template": """\
 def attention_scores(q, k):
     # 'q' contient les queries, de forme [T, d_head] :
@@ -90,7 +91,7 @@ def attention_scores(q, k):
     "softmax": {
         "en": {
             "title": "Your turn: scale, mask, softmax",
-            "instructions": "The scores are not probabilities yet. Two transformations turn them into probabilities, row by row: divide by √d_k, then apply softmax to each row. `scale_mask_softmax(scores, d_k, causal)` receives the scores S, `[T, T]`, the key size `d_k` (= d_head, an integer) and `causal`, True or False: when it is True, every cell `j > i` (the future) is masked before the softmax, so its probability ends at exactly 0. Return the pattern A, `[T, T]`, each row summing to 1; no helper is defined for this cell, but `exp` and `sqrt` (or `math.exp`, `math.sqrt`) are available. Your function is checked on the page’s current settings, then on hidden random cases of other shapes, with the mask on and off.",
+            "instructions": "`scale_mask_softmax(scores, d_k, causal)` turns the scores into the pattern, row by row. It receives the scores S, `[T, T]`, the key size `d_k` (= d_head, an integer) and `causal`, True or False: when it is True, every cell `j > i` (the future) is masked before the softmax, so its probability ends at exactly 0. Return the pattern A, `[T, T]`, each row summing to 1; no helper is defined for this cell, but `exp` and `sqrt` (or `math.exp`, `math.sqrt`) are available. Your function is checked on the page’s current settings, then on hidden random cases of other shapes, with the mask on and off.",
             "template": """\
 def scale_mask_softmax(scores, d_k, causal):
     # 'scores' is S, shape [T, T]: rows = query, columns = key.
@@ -113,7 +114,7 @@ def scale_mask_softmax(scores, d_k, causal):
         },
         "fr": {
             "title": "À toi : échelle, masque, softmax",
-            "instructions": "Les scores ne sont pas encore des probabilités. Deux transformations les convertissent ligne par ligne : diviser par √d_k, puis appliquer softmax à chaque ligne. `scale_mask_softmax(scores, d_k, causal)` reçoit les scores S, `[T, T]`, la taille d’une key `d_k` (= d_head, un entier) et `causal`, True ou False : quand il vaut True, chaque case `j > i` (le futur) est masquée avant la softmax, pour que sa probabilité finisse exactement à 0. Retourne le motif A, `[T, T]`, dont chaque ligne somme à 1 ; aucun helper n’est défini pour cette cellule, mais `exp` et `sqrt` (ou `math.exp`, `math.sqrt`) sont disponibles. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes, avec et sans masque.",
+            "instructions": "`scale_mask_softmax(scores, d_k, causal)` transforme les scores en motif, ligne par ligne. Elle reçoit les scores S, `[T, T]`, la taille d’une key `d_k` (= d_head, un entier) et `causal`, True ou False : quand il vaut True, chaque case `j > i` (le futur) est masquée avant la softmax, pour que sa probabilité finisse exactement à 0. Retourne le motif A, `[T, T]`, dont chaque ligne a pour somme 1 ; aucune fonction auxiliaire n’est définie pour cette cellule, mais `exp` et `sqrt` (ou `math.exp`, `math.sqrt`) sont disponibles. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes, avec et sans masque.",
             "template": """\
 def scale_mask_softmax(scores, d_k, causal):
     # 'scores' est S, de forme [T, T] :
@@ -130,7 +131,7 @@ def scale_mask_softmax(scores, d_k, causal):
     # 3. Softmax : soustrais le max de la ligne, prends l’exp de chaque
     #    score, divise chaque exp par la somme des exp de la ligne.
     #
-    # Retourne le motif A [T, T] : chaque ligne somme à 1.
+    # Retourne le motif A [T, T] : chaque ligne a pour somme 1.
     return []
 """,
             "hint": 'Travaille ligne par ligne avec `enumerate`, pour connaître à la fois i et j : mets la ligne à l’échelle et masque-la d’abord, puis soustrais son max avant `exp` (avec `float("-inf")`, les cases masquées deviennent exactement 0). La softmax se fait le long d’une ligne, jamais le long d’une colonne.',
@@ -139,7 +140,7 @@ def scale_mask_softmax(scores, d_k, causal):
     "mix": {
         "en": {
             "title": "Your turn: mix the values",
-            "instructions": "Last step: each token’s output is a weighted sum of the value vectors. In matrix form: output = A · V. `mix_values(pattern, v)` receives the pattern A of the head shown, `[T, T]`, and its values `v`, `[T, d_head]`; row i of the output is `Σ_j A[i][j] × v[j]`, so the result is `[T, d_head]`. No helper is defined for this cell. Your function is checked on the page’s current settings, then on hidden random cases of other shapes.",
+            "instructions": "Write `output = A · V` with loops: `mix_values(pattern, v)` receives the pattern A of the head shown, `[T, T]`, and its values `v`, `[T, d_head]`; row i of the output is `Σ_j A[i][j] × v[j]`, so the result is `[T, d_head]`. No helper is defined for this cell. Your function is checked on the page’s current settings, then on hidden random cases of other shapes.",
             "template": """\
 def mix_values(pattern, v):
     # 'pattern' is the attention pattern A, shape [T, T]:
@@ -158,12 +159,12 @@ def mix_values(pattern, v):
         },
         "fr": {
             "title": "À toi : mélanger les values",
-            "instructions": "Dernière étape : la sortie de chaque token est une somme pondérée des value vectors. Sous forme matricielle : output = A · V. `mix_values(pattern, v)` reçoit le motif A de la tête affichée, `[T, T]`, et ses values `v`, `[T, d_head]` ; la ligne i de la sortie est `Σ_j A[i][j] × v[j]`, donc le résultat est `[T, d_head]`. Aucun helper n’est défini pour cette cellule. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes.",
+            "instructions": "Écris `output = A · V` avec des boucles : `mix_values(pattern, v)` reçoit le motif A de la tête affichée, `[T, T]`, et ses values `v`, `[T, d_head]` ; la ligne i de la sortie est `Σ_j A[i][j] × v[j]`, donc le résultat est `[T, d_head]`. Aucune fonction auxiliaire n’est définie pour cette cellule. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes.",
             "template": """\
 def mix_values(pattern, v):
     # 'pattern' est le motif d’attention A, de forme [T, T] :
     #   la ligne i dit quelle part de chaque value prend le token i
-    #   (elle somme à 1).
+    #   (sa somme vaut 1).
     # 'v' contient les values, de forme [T, d_head] :
     #   la ligne j est la value du token j.
     #
@@ -180,7 +181,7 @@ def mix_values(pattern, v):
     "entropy": {
         "en": {
             "title": "Your turn: the entropy of each head",
-            "instructions": "A standard way to quantify a head’s concentration is entropy: `H = −Σ p log p`. Compute the average entropy per head. `head_entropies(patterns)` receives the attention patterns of the H heads, a list of H matrices `[T, T]`, and returns a list of H numbers: for each head, the mean over its rows of `−Σ p log p`, with the natural log and `0 · log 0 = 0` (skip p = 0: the causal mask leaves many exact zeros). No helper is defined for this cell, but `log` (or `math.log`) is available. Your function is checked on the page’s current settings, then on hidden random cases of other shapes and other numbers of heads.",
+            "instructions": "Compute the average entropy of each head. `head_entropies(patterns)` receives the attention patterns of the H heads, a list of H matrices `[T, T]`, and returns a list of H numbers: for each head, the mean over its rows of `−Σ p log p`, with the natural log and `0 · log 0 = 0` (skip p = 0: the causal mask leaves many exact zeros). No helper is defined for this cell, but `log` (or `math.log`) is available. Your function is checked on the page’s current settings, then on hidden random cases of other shapes and other numbers of heads.",
             "template": """\
 def head_entropies(patterns):
     # 'patterns' is a list of H attention patterns, one per head,
@@ -199,7 +200,7 @@ def head_entropies(patterns):
         },
         "fr": {
             "title": "À toi : l’entropie de chaque tête",
-            "instructions": "Une façon standard de quantifier la « concentration » d’une tête est l’entropie : `H = −Σ p log p`. Calcule l’entropie moyenne par tête. `head_entropies(patterns)` reçoit les motifs d’attention des H têtes, une liste de H matrices `[T, T]`, et retourne une liste de H nombres : pour chaque tête, la moyenne sur ses lignes de `−Σ p log p`, avec le logarithme naturel et `0 · log 0 = 0` (saute p = 0 : le masque causal laisse beaucoup de zéros exacts). Aucun helper n’est défini pour cette cellule, mais `log` (ou `math.log`) est disponible. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes et d’autres nombres de têtes.",
+            "instructions": "Calcule l’entropie moyenne de chaque tête. `head_entropies(patterns)` reçoit les motifs d’attention des H têtes, une liste de H matrices `[T, T]`, et retourne une liste de H nombres : pour chaque tête, la moyenne sur ses lignes de `−Σ p log p`, avec le logarithme naturel et `0 · log 0 = 0` (saute p = 0 : le masque causal laisse beaucoup de zéros exacts). Aucune fonction auxiliaire n’est définie pour cette cellule, mais `log` (ou `math.log`) est disponible. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes et d’autres nombres de têtes.",
             "template": """\
 def head_entropies(patterns):
     # 'patterns' est une liste de H motifs d’attention, un par tête,
@@ -260,7 +261,7 @@ def combine_heads(head_outputs, w_o):
     "add_norm": {
         "en": {
             "title": "Your turn: residual + LayerNorm",
-            "instructions": "Run the recipe of each sublayer: the residual connection `x + sublayer(x)`, then LayerNorm. `add_and_norm(x, sublayer_out, eps)` gets the original input `x` (X, `[T, d_model]`) and `sublayer_out` (the multi-head output, same shape), plus a small `eps` for numerical stability in the division by the standard deviation (the page’s eps, 1e-5 in the chapter). Return the normalized `[T, d_model]` matrix: each row of the sum minus its mean, divided by `√(var + eps)`, so that every row has mean ≈ 0 and std ≈ 1. No helper is defined for this cell, but `sqrt` (or `math.sqrt`) is available. Your function is checked on the page’s current settings, then on hidden random cases of other shapes.",
+            "instructions": "Run the recipe of each sublayer: the residual connection `x + sublayer(x)`, then LayerNorm. `add_and_norm(x, sublayer_out, eps)` gets the original input `x` (X, `[T, d_model]`) and `sublayer_out` (the multi-head output, same shape), plus a small `eps` for numerical stability in the division by the standard deviation (the page’s eps, 1e-5 in the chapter). Return the normalised `[T, d_model]` matrix: each row of the sum minus its mean, divided by `√(var + eps)`, so that every row has mean ≈ 0 and std ≈ 1. No helper is defined for this cell, but `sqrt` (or `math.sqrt`) is available. Your function is checked on the page’s current settings, then on hidden random cases of other shapes.",
             "template": """\
 def add_and_norm(x, sublayer_out, eps):
     # 'x' is the original X (the input to the attention sublayer).
@@ -271,15 +272,15 @@ def add_and_norm(x, sublayer_out, eps):
     # 2. LayerNorm: for each row, subtract its mean and divide by its
     #    standard deviation (with the eps added inside the sqrt).
     #
-    # Return the normalized [T, d_model] matrix. Each row should
+    # Return the normalised [T, d_model] matrix. Each row should
     # have mean ≈ 0 and std ≈ 1.
     return sublayer_out
 """,
-            "hint": "Normalize the rows of the sum `x + sublayer_out`, not of `x` alone. The variance is the mean of `(value - mean) ** 2` over the row: divide by `len(row)`, not `len(row) - 1`, and put eps inside the square root.",
+            "hint": "Normalise the rows of the sum `x + sublayer_out`, not of `x` alone. The variance is the mean of `(value - mean) ** 2` over the row: divide by `len(row)`, not `len(row) - 1`, and put eps inside the square root.",
         },
         "fr": {
             "title": "À toi : résiduel + LayerNorm",
-            "instructions": "Exécute la recette de chaque sous-couche : la connexion résiduelle `x + sublayer(x)`, puis la LayerNorm. `add_and_norm(x, sublayer_out, eps)` reçoit l’input d’origine `x` (X, `[T, d_model]`) et `sublayer_out` (la sortie multi-têtes, de même forme), plus un petit `eps` pour la stabilité numérique dans la division par l’écart-type (l’eps de la page, 1e-5 dans le chapitre). Retourne la matrice normalisée `[T, d_model]` : chaque ligne de la somme moins sa moyenne, divisée par `√(var + eps)`, pour que chaque ligne ait une moyenne ≈ 0 et un écart-type ≈ 1. Aucun helper n’est défini pour cette cellule, mais `sqrt` (ou `math.sqrt`) est disponible. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes.",
+            "instructions": "Exécute la recette de chaque sous-couche : la connexion résiduelle `x + sublayer(x)`, puis la LayerNorm. `add_and_norm(x, sublayer_out, eps)` reçoit l’entrée d’origine `x` (X, `[T, d_model]`) et `sublayer_out` (la sortie multi-têtes, de même forme), plus un petit `eps` pour la stabilité numérique dans la division par l’écart-type (l’eps de la page, 1e-5 dans le chapitre). Retourne la matrice normalisée `[T, d_model]` : chaque ligne de la somme moins sa moyenne, divisée par `√(var + eps)`, pour que chaque ligne ait une moyenne ≈ 0 et un écart-type ≈ 1. Aucune fonction auxiliaire n’est définie pour cette cellule, mais `sqrt` (ou `math.sqrt`) est disponible. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes.",
             "template": """\
 def add_and_norm(x, sublayer_out, eps):
     # 'x' est le X d’origine (l’entrée de la sous-couche d’attention).
@@ -348,7 +349,7 @@ def causal_attention(x, wq, wk, wv):
     "depth": {
         "en": {
             "title": "Your turn: the recipe, layer after layer",
-            "instructions": "Stack the chapter’s recipe: every layer does `x = LayerNorm(x + sublayer(x))`, and the next layer reads what this one returns. `stack_post_ln(x, ws, eps)` receives the input `x` (X, `[T, d_model]`), a list `ws` of L matrices `[d_model, d_model]`, one per layer, and LayerNorm’s `eps`. To keep the cell short, layer l’s sublayer is the linear map `matmul(x, ws[l])` instead of a whole attention (here, W_O of layer l, drawn as on this page): the recipe around it is the same. LayerNorm normalizes each row on its own, with the population variance and eps inside the square root, without gain or bias. Return the `[T, d_model]` output of the last layer. The script defines `matmul(a, b)`: you may call it, and `sqrt` (or `math.sqrt`) is available. Your function is checked on the page’s current settings (the page’s X and its first layers, up to 6), then on hidden random cases of other shapes and other numbers of layers.",
+            "instructions": "Stack the chapter’s recipe: every layer does `x = LayerNorm(x + sublayer(x))`, and the next layer reads what this one returns. `stack_post_ln(x, ws, eps)` receives the input `x` (X, `[T, d_model]`), a list `ws` of L matrices `[d_model, d_model]`, one per layer, and LayerNorm’s `eps`. To keep the cell short, layer l’s sublayer is the linear map `matmul(x, ws[l])` instead of a whole attention (here, W_O of layer l, drawn as on this page): the recipe around it is the same. LayerNorm normalises each row on its own, with the population variance and eps inside the square root, without gain or bias. Return the `[T, d_model]` output of the last layer. The script defines `matmul(a, b)`: you may call it, and `sqrt` (or `math.sqrt`) is available. Your function is checked on the page’s current settings (the page’s X and its first layers, up to 6), then on hidden random cases of other shapes and other numbers of layers.",
             "template": """\
 def stack_post_ln(x, ws, eps):
     # 'x' is the input X, shape [T, d_model]: one row per token.
@@ -370,7 +371,7 @@ def stack_post_ln(x, ws, eps):
         },
         "fr": {
             "title": "À toi : la recette, couche après couche",
-            "instructions": "Empile la recette du chapitre : chaque couche fait `x = LayerNorm(x + sublayer(x))`, et la couche suivante lit ce que celle-ci retourne. `stack_post_ln(x, ws, eps)` reçoit l’entrée `x` (X, `[T, d_model]`), une liste `ws` de L matrices `[d_model, d_model]`, une par couche, et l’`eps` de la LayerNorm. Pour garder la cellule courte, la sous-couche de la couche l est l’application linéaire `matmul(x, ws[l])` au lieu d’une attention entière (ici, le W_O de la couche l, tiré comme sur cette page) : la recette autour est la même. La LayerNorm normalise chaque ligne séparément, avec la variance de la population et eps sous la racine carrée, sans gain ni biais. Retourne la sortie `[T, d_model]` de la dernière couche. Le script définit `matmul(a, b)` : tu peux l’appeler, et `sqrt` (ou `math.sqrt`) est disponible. Ta fonction est vérifiée sur les réglages actuels de la page (le X de la page et ses premières couches, jusqu’à 6), puis sur des cas aléatoires cachés d’autres formes et d’autres nombres de couches.",
+            "instructions": "Empile la recette du chapitre : chaque couche fait `x = LayerNorm(x + sublayer(x))`, et la couche suivante lit ce que celle-ci retourne. `stack_post_ln(x, ws, eps)` reçoit l’entrée `x` (X, `[T, d_model]`), une liste `ws` de L matrices `[d_model, d_model]`, une par couche, et la valeur `eps` de la LayerNorm. Pour garder la cellule courte, la sous-couche de la couche l est l’application linéaire `matmul(x, ws[l])` au lieu d’une attention entière (ici, le W_O de la couche l, tiré comme sur cette page) : la recette autour est la même. La LayerNorm normalise chaque ligne séparément, avec la variance de la population et eps sous la racine carrée, sans gain ni biais. Retourne la sortie `[T, d_model]` de la dernière couche. Le script définit `matmul(a, b)` : tu peux l’appeler, et `sqrt` (ou `math.sqrt`) est disponible. Ta fonction est vérifiée sur les réglages actuels de la page (le X de la page et ses premières couches, jusqu’à 6), puis sur des cas aléatoires cachés d’autres formes et d’autres nombres de couches.",
             "template": """\
 def stack_post_ln(x, ws, eps):
     # 'x' est l’entrée X, de forme [T, d_model] : une ligne par token.
