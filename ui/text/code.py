@@ -4,7 +4,7 @@ TEXT = {
     "en": {
         "title": "9. The code",
         "formula": r"\max_{i,j}\, \bigl|\,\mathrm{readable}_{ij} - \mathrm{engine}_{ij}\,\bigr| < 10^{-12}",
-        "intro": "Every number on these pages was computed by the vectorized numpy engine (llm/engine.py). The same sublayer also exists as readable code on plain Python lists: chapter 8's llm/attention.py (one causal head) and chapter 9's llm/nn.py (several heads, concat and W_O, add and layer_norm). Here both run on the current X and the current weights, and every intermediate is compared.",
+        "intro": "Every number on these pages was computed by the vectorised numpy engine (llm/engine.py). The same sublayer also exists as readable code on plain Python lists: chapter 8's llm/attention.py (one causal head) and chapter 9's llm/nn.py (several heads, concat and W_O, add and layer_norm). Here both run on the current X and the current weights, and every intermediate is compared.",
         "compare": "Readable code against the engine",
         "compare_intro": "The largest absolute difference of each quantity, over all its entries (and all the heads for q, k, v, scores, pattern and z). LayerNorm uses eps = {eps}, the chapter's value.",
         "quantity": "quantity",
@@ -21,7 +21,7 @@ TEXT = {
         "attention_tab": "llm/attention.py — chapter 8",
         "nn_tab": "llm/nn.py — chapter 9",
         "compare_tab": "llm/compare.py — the check",
-        "why": "Why this chapter matters: we now have every piece of a transformer block. Attention (chapter 8) fetches information from other positions. Multi-head (this chapter) runs several attention routes in parallel. Residual + LayerNorm (this chapter) give the connectivity and the normalization that let many blocks be stacked. The next chapter assembles them into a complete transformer block, then stacks several to form the real architecture.",
+        "why": "What these two modules hold together: attention (chapter 8, pages 1 to 4) fetches information from other positions; several heads side by side, concatenated and mixed by W_O (chapter 9, pages 5 and 6), run several attention routes in parallel; the residual connection and LayerNorm (page 7) give the connectivity and the normalisation that let many layers be stacked, as page 8 measures. That is every piece of a transformer block's attention sublayer; a complete block adds an MLP after it. The next page, 10. Learned heads, stacks this sublayer into a tiny transformer that the lab trained itself, and shows its heads forming.",
     },
     "fr": {
         "title": "9. Le code",
@@ -43,6 +43,6 @@ TEXT = {
         "attention_tab": "llm/attention.py — chapitre 8",
         "nn_tab": "llm/nn.py — chapitre 9",
         "compare_tab": "llm/compare.py — la vérification",
-        "why": "Pourquoi ce chapitre compte : nous avons maintenant toutes les pièces d’un bloc transformer. L’attention (chapitre 8) va chercher de l’information à d’autres positions. Le multi-têtes (ce chapitre) fait tourner plusieurs routes d’attention en parallèle. Résiduel + LayerNorm (ce chapitre) apportent la connectivité et la normalisation qui permettent d’empiler beaucoup de blocs. Le chapitre suivant les assemble en un bloc transformer complet, puis en empile plusieurs pour former l’architecture réelle.",
+        "why": "Ce que ces deux modules réunissent : l’attention (chapitre 8, pages 1 à 4) va chercher de l’information à d’autres positions ; plusieurs têtes côte à côte, concaténées puis mélangées par W_O (chapitre 9, pages 5 et 6), font tourner plusieurs routes d’attention en parallèle ; la connexion résiduelle et la LayerNorm (page 7) apportent la connectivité et la normalisation qui permettent d’empiler beaucoup de couches, comme le mesure la page 8. Tu as là toutes les pièces de la sous-couche d’attention d’un bloc transformer ; un bloc complet y ajoute un MLP. La page suivante, 10. Têtes apprises, empile cette sous-couche en un petit transformer que le labo a entraîné lui-même, et montre ses têtes se former.",
     },
 }
