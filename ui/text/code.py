@@ -21,7 +21,7 @@ TEXT = {
         "attention_tab": "llm/attention.py — chapter 8",
         "nn_tab": "llm/nn.py — chapter 9",
         "compare_tab": "llm/compare.py — the check",
-        "why": "What these two modules hold together: attention (chapter 8, pages 1 to 4) fetches information from other positions; several heads side by side, concatenated and mixed by W_O (chapter 9, pages 5 and 6), run several attention routes in parallel; the residual connection and LayerNorm (page 7) give the connectivity and the normalisation that let many layers be stacked, as page 8 measures. That is every piece of a transformer block's attention sublayer; a complete block adds an MLP after it. The next page, 10. Learned heads, stacks this sublayer into a tiny transformer that the lab trained itself, and shows its heads forming.",
+        "why": "What these two modules hold together: attention (chapter 8, pages 1 to 4) fetches information from other positions; several heads side by side, concatenated and mixed by W_O (chapter 9, pages 5 and 6), run several attention routes in parallel; the residual connection and LayerNorm (page 7) give the connectivity and the normalisation that let many layers be stacked, as page 8 measures. That is every piece of a transformer block's attention sublayer; a complete block adds an MLP after it. Page 10, Learned heads, stacks this sublayer into a tiny transformer that the lab trained itself, and shows its heads forming.",
     },
     "fr": {
         "title": "9. Le code",
@@ -43,6 +43,6 @@ TEXT = {
         "attention_tab": "llm/attention.py — chapitre 8",
         "nn_tab": "llm/nn.py — chapitre 9",
         "compare_tab": "llm/compare.py — la vérification",
-        "why": "Ce que ces deux modules réunissent : l’attention (chapitre 8, pages 1 à 4) va chercher de l’information à d’autres positions ; plusieurs têtes côte à côte, concaténées puis mélangées par W_O (chapitre 9, pages 5 et 6), font tourner plusieurs routes d’attention en parallèle ; la connexion résiduelle et la LayerNorm (page 7) apportent la connectivité et la normalisation qui permettent d’empiler beaucoup de couches, comme le mesure la page 8. Tu as là toutes les pièces de la sous-couche d’attention d’un bloc transformer ; un bloc complet y ajoute un MLP. La page suivante, 10. Têtes apprises, empile cette sous-couche en un petit transformer que le labo a entraîné lui-même, et montre ses têtes se former.",
+        "why": "Ce que ces deux modules réunissent : l’attention (chapitre 8, pages 1 à 4) va chercher de l’information à d’autres positions ; plusieurs têtes côte à côte, concaténées puis mélangées par W_O (chapitre 9, pages 5 et 6), font tourner plusieurs routes d’attention en parallèle ; la connexion résiduelle et la LayerNorm (page 7) apportent la connectivité et la normalisation qui permettent d’empiler beaucoup de couches, comme le mesure la page 8. Tu as là toutes les pièces de la sous-couche d’attention d’un bloc transformer ; un bloc complet y ajoute un MLP. La page 10, Têtes apprises, empile cette sous-couche en un petit transformer que le labo a entraîné lui-même, et montre ses têtes se former.",
     },
 }
