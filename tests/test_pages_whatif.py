@@ -145,6 +145,17 @@ def test_the_sqrt_d_k_chart_shows_the_measured_numbers() -> None:
     assert f"d_k^{sweep.exponent:.2f}" in caption
 
 
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_the_sqrt_d_k_panels_titles_hold_on_one_line_each(lang: str) -> None:
+    """Three plots side by side in the narrowest column: each title on one line, so the plots'
+    tops stay level under titles of one height."""
+    spec = figure(opened("softmax", {"lang": lang}), "why_sqrt_dk")
+    t = SOFTMAX_TEXT[lang]
+    titles = [t["spread"], t["sharpness"], t["top"]]
+    shown = [a["text"] for a in spec["layout"]["annotations"] if a["text"].startswith("<b>")]
+    assert shown == [f"<b>{title}</b>" for title in titles]
+
+
 def test_one_token_has_no_spread_to_measure() -> None:
     at = opened("softmax", {"text": "cat"})
     assert SOFTMAX_TEXT["en"]["why_one_token"] in [c.value for c in at.main.caption]

@@ -140,7 +140,7 @@ def scale_mask_softmax(scores, d_k, causal):
     "mix": {
         "en": {
             "title": "Your turn: mix the values",
-            "instructions": "Write `output = A · V` with loops: `mix_values(pattern, v)` receives the pattern A of the head shown, `[T, T]`, and its values `v`, `[T, d_head]`; row i of the output is `Σ_j A[i][j] × v[j]`, so the result is `[T, d_head]`. No helper is defined for this cell. Your function is checked on the page’s current settings, then on hidden random cases of other shapes.",
+            "instructions": "Write `output = A · V` with loops: `mix_values(pattern, v)` receives the pattern A of the head shown, `[T, T]`, and its values `v`, `[T, d_head]`; row i of the output is `Σ_j A[i][j] × v[j]`, so the result is `[T, d_head]`. No helper is defined for this cell. Your function is checked on the page’s current settings, then on hidden random cases of other shapes.",
             "template": """\
 def mix_values(pattern, v):
     # 'pattern' is the attention pattern A, shape [T, T]:
@@ -159,7 +159,7 @@ def mix_values(pattern, v):
         },
         "fr": {
             "title": "À toi : mélanger les values",
-            "instructions": "Écris `output = A · V` avec des boucles : `mix_values(pattern, v)` reçoit le motif A de la tête affichée, `[T, T]`, et ses values `v`, `[T, d_head]` ; la ligne i de la sortie est `Σ_j A[i][j] × v[j]`, donc le résultat est `[T, d_head]`. Aucune fonction auxiliaire n’est définie pour cette cellule. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes.",
+            "instructions": "Écris `output = A · V` avec des boucles : `mix_values(pattern, v)` reçoit le motif A de la tête affichée, `[T, T]`, et ses values `v`, `[T, d_head]` ; la ligne i de la sortie est `Σ_j A[i][j] × v[j]`, donc le résultat est `[T, d_head]`. Aucune fonction auxiliaire n’est définie pour cette cellule. Ta fonction est vérifiée sur les réglages actuels de la page, puis sur des cas aléatoires cachés d’autres formes.",
             "template": """\
 def mix_values(pattern, v):
     # 'pattern' est le motif d’attention A, de forme [T, T] :

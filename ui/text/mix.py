@@ -3,7 +3,8 @@
 TEXT = {
     "en": {
         "title": "4. Mix the values",
-        "intro": "Last step: each token’s output is a weighted sum of the value vectors; row i of the pattern A says how much of each value token i takes. In matrix form: `output = A · V`.",
+        # no-break spaces inside the formulas' code spans (both languages): one never wraps
+        "intro": "Last step: each token’s output is a weighted sum of the value vectors; row i of the pattern A says how much of each value token i takes. In matrix form: `output = A · V`.",
         "whole": "That is the whole single-head attention: five lines of maths, four matrix operations. Stack it, train it on lots of text, and you get the GPT family.",
         "pattern_map": "Pattern A (step 3)",
         "v_map": "Values V",
@@ -31,7 +32,7 @@ TEXT = {
     },
     "fr": {
         "title": "4. Mélanger les values",
-        "intro": "Dernière étape : la sortie de chaque token est une somme pondérée des vecteurs value ; la ligne i du motif A dit quelle part de chaque value le token i prend. Sous forme matricielle : `output = A · V`.",
+        "intro": "Dernière étape : la sortie de chaque token est une somme pondérée des vecteurs value ; la ligne i du motif A dit quelle part de chaque value le token i prend. Sous forme matricielle : `output = A · V`.",
         "whole": "C’est toute l’attention à une seule tête : cinq lignes de maths, quatre opérations matricielles. Empile ça, entraîne sur beaucoup de texte, et tu obtiens la famille GPT.",
         "pattern_map": "Motif A (étape 3)",
         "v_map": "Values V",
