@@ -16,7 +16,7 @@ from ui.style import Look
 from ui.text import md_escape, num, translator
 from ui.text.learned import TEXT
 from ui.url_values import Choice, IntRange, Refused, Sizes, Value, short
-from ui.wire import show_figure
+from ui.wire import show_figure, show_figures
 
 DEFAULT_SENTENCE = "the cat sat on the mat . the cat sat on the mat"
 
@@ -135,7 +135,13 @@ st.subheader(t("patterns", step=step), anchor=False)
 st.write(t("patterns_intro", threshold=n(ROLE_THRESHOLD, 1)))
 look = Look.of(s)
 shown = view(step=step, ids=tuple(ids), lang=s.lang, phone=look.phone, scale=look.scale)
-show_figure(shown.heads, key="patterns")
+# the colour scale over the first head, then the heads side by side where the column holds
+# them (two in 1280 × 720's column), one a row where it does not
+show_figure(shown.scale, key="patterns-scale")
+show_figures(
+    [(fig, f"patterns-{k}" if k else "patterns") for k, fig in enumerate(shown.heads)],
+    key="patterns",
+)
 st.write(t("composition"))
 
 # --- what comes next ---------------------------------------------------------------------------
@@ -161,7 +167,9 @@ position = (
     else 0
 )
 st.write(t("predictions_intro", word=md_escape(labels[position]), i=position))
-chart = predictions(step=step, ids=tuple(ids), position=position, lang=s.lang, scale=look.scale)
+chart = predictions(
+    step=step, ids=tuple(ids), position=position, lang=s.lang, phone=look.phone, scale=look.scale
+)
 show_figure(chart, key="predictions")
 target = induction_target(ids, position)
 if target is not None:

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 import llm
 import llm.checkpoints
 from llm import behaviour
-from tests.apptest_pages import array_of, figure, link_opener, shown_text, z_of
+from tests.apptest_pages import array_of, figure, figure_pieces, link_opener, shown_text, z_of
 from ui.text.learned import TEXT
 
 PAGE = "../pages/10_learned.py"
@@ -24,12 +24,18 @@ opened = link_opener(PAGE)
 
 
 def patterns_shown(at: AppTest) -> list[np.ndarray]:
-    spec = figure(at, "patterns")
-    return [z_of(spec, k) for k in range(len(spec["data"]))]
+    return [z_of(spec, 0) for spec in figure_pieces(at, "patterns")]
 
 
 def titles_shown(at: AppTest) -> list[str]:
-    return [a["text"] for a in figure(at, "patterns")["layout"]["annotations"] if "·" in a["text"]]
+    """Every head's title as it reads: its two lines joined by ": ", the bold tags left out."""
+    return [
+        spec["layout"]["annotations"][0]["text"]
+        .replace("<b>", "")
+        .replace("</b>", "")
+        .replace("<br>", ": ")
+        for spec in figure_pieces(at, "patterns")
+    ]
 
 
 def expected_patterns(step: int | None, text: str = DEFAULT) -> list[np.ndarray]:
@@ -54,13 +60,16 @@ def test_every_head_of_the_final_model_on_the_default_sentence() -> None:
         _same_pattern(s, w)
     roles = behaviour.roles_at(final.history, final.steps[-1])
     titles = titles_shown(at)
+    assert len(titles) == 8
     for k, title in enumerate(titles):
         role, score = roles[k // 4][k % 4]
-        assert title.startswith(f"layer {k // 4} · head {k % 4}: {role}")
-        if role != "diffuse":
-            assert f"({score:.2f})" in title
+        if role == "diffuse":  # none of the three scores reaches the threshold: said so
+            assert title == f"layer {k // 4} · head {k % 4}: other pattern (scores < 0.3)"
+        else:  # every title the same form: the role, the score that gave it in brackets
+            assert title == f"layer {k // 4} · head {k % 4}: {role} ({score:.2f})"
     assert "layer 0 · head 1: previous token (1.00)" in titles
     assert sum("induction" in title for title in titles[4:]) >= 1
+    assert not any("diffuse" in title for title in titles)
 
 
 def test_step_zero_shows_the_initial_weights_and_no_role() -> None:
@@ -68,7 +77,7 @@ def test_step_zero_shows_the_initial_weights_and_no_role() -> None:
     assert at.select_slider(key="step").value == 0
     for s, w in zip(patterns_shown(at), expected_patterns(0)):
         _same_pattern(s, w)
-    assert all(title.endswith("diffuse") for title in titles_shown(at))
+    assert all(title.endswith(": other pattern (scores < 0.3)") for title in titles_shown(at))
     assert not np.allclose(patterns_shown(at)[1], expected_patterns(None)[1])
 
 
@@ -237,34 +246,118 @@ def test_a_position_past_the_sentence_or_not_a_place_is_repaired(
     assert message in "\n".join(m.value for m in getattr(at, box))
 
 
-def _cells(spec: dict) -> tuple[float, int, int]:
-    """The heads' cell side (px), their numbers' size (px) and plots a row, from the figure."""
+def _cells(spec: dict, n: int = 13) -> tuple[float, int]:
+    """A head's cell side (px) and its numbers' size (px; 0: none), from its figure."""
     layout = spec["layout"]
     inner = layout["width"] - layout["margin"]["l"] - layout["margin"]["r"]
     left, right = layout["xaxis"]["domain"]
-    top = layout["yaxis"]["domain"]
-    per_row = sum(layout[f"yaxis{k}"]["domain"] == top for k in ("", *map(str, range(2, 9))))
-    return (right - left) * inner / 13, spec["data"][0]["textfont"]["size"], per_row
+    return (right - left) * inner / n, spec["data"][0].get("textfont", {}).get("size", 0)
 
 
-@pytest.mark.parametrize(
-    ("link", "want"), [({}, (40.0, 13, 1)), ({"present": "true"}, (50.0, 16, 1))]
-)
-def test_the_heads_have_the_lesson_pages_cells_and_numbers(link: dict, want: tuple) -> None:
-    # 13 tokens: 40 px cells with 13 px numbers (50 and 16 in presenter mode), one head a row
-    cell, number, per_row = _cells(figure(opened(**link), "patterns"))
-    assert (round(cell, 6), number, per_row) == want
+# the columns a class's screens give a chart (CSS px): 1280 × 720 at 150 % (521), 1024 × 768
+# with the sidebar (564), 1280 × 720 (820) and a phone (358); show_figures' gap is 32 px
+ZOOMED, BESIDE_SIDEBAR, SCREEN, PHONE, GAP = 521, 564, 820, 358, 32
 
 
-def test_a_phone_draws_the_heads_one_a_row_wider_than_its_screen() -> None:
-    from ui.learned import heads_figure
+@pytest.mark.parametrize(("lang", "sentence"), [("en", DEFAULT), ("fr", DEFAULT)])
+def test_every_head_fits_the_zoomed_column_and_two_stand_side_by_side(
+    lang: str, sentence: str
+) -> None:
+    # 13 tokens, more than the chapters' 8: the cells shrink to 21 px with 10 px numbers so that
+    # a head is at most 394 px wide, one a row in 521 px and two a row in 820 px
+    at = opened(lang=lang)
+    pieces = figure_pieces(at, "patterns")
+    assert len(pieces) == 8 and all(len(p["data"]) == 1 for p in pieces)
+    widths = {p["layout"]["width"] for p in pieces}
+    assert len(widths) == 1  # every head as wide: the rows line up
+    (width,) = widths
+    assert width <= ZOOMED and 2 * width + GAP <= SCREEN and 3 * width + 2 * GAP > BESIDE_SIDEBAR
+    for piece in pieces:
+        assert _cells(piece) == (21.0, 10)
+        assert not piece["layout"]["coloraxis"].get("showscale", True)  # the bar stands above
+    bar = figure(at, "patterns-scale")
+    assert bar["layout"]["width"] == width
+    assert bar["layout"]["coloraxis"]["cmin"] == 0.0 and bar["layout"]["coloraxis"]["cmax"] == 1
+    assert all(p["layout"]["coloraxis"]["cmax"] == 1.0 for p in pieces)  # one colour scale
+    # the bar lies over the first head's cells: as far from the left, as wide
+    head = pieces[0]["layout"]
+    inner = head["width"] - head["margin"]["l"] - head["margin"]["r"]
+    cells_left = head["margin"]["l"] + head["xaxis"]["domain"][0] * inner
+    assert bar["layout"]["margin"]["l"] == pytest.approx(cells_left)
+    assert bar["layout"]["margin"]["r"] == pytest.approx(width - cells_left - 13 * 21)
+
+
+def test_presenter_mode_keeps_projector_cells_one_head_a_row_with_large_titles() -> None:
+    pieces = figure_pieces(opened(present="true"), "patterns")
+    for piece in pieces:
+        layout = piece["layout"]
+        assert _cells(piece) == (48.0, 16)
+        assert layout["width"] <= 800  # a projector's column with the sidebar open
+        title = layout["annotations"][0]
+        assert title["font"]["size"] >= 16 and title["text"].startswith("<b>")
+        # room over the title: the figure's top margin holds its two lines and more
+        assert layout["margin"]["t"] >= 2 * title["font"]["size"] + 16
+
+
+def test_a_phone_draws_the_heads_inside_its_column() -> None:
+    from ui.learned import heads_figures
 
     ids = tuple(llm.load_model().encode(DEFAULT))
     steps = llm.load_model().steps
-    spec = heads_figure(step=steps[-1], ids=ids, lang="en", phone=True, scale=1.0)
-    cell, number, per_row = _cells(spec)
-    assert (round(cell, 6), number, per_row) == (28.0, 11, 1)
-    assert spec["layout"]["width"] > 390  # its box scrolls sideways on a 390 px phone
+    pieces = heads_figures(step=steps[-1], ids=ids, lang="en", phone=True, scale=1.0)
+    for spec in pieces:
+        assert _cells(spec) == (18.0, 0)  # too small for numbers: the value is on a tap
+        assert spec["layout"]["width"] <= PHONE
+
+
+def test_a_short_sentence_keeps_the_cells_and_numbers_of_the_lessons() -> None:
+    pieces = figure_pieces(opened(sentence="sky pen cat hat sky pen cat"), "patterns")
+    for piece in pieces:
+        cell, number = _cells(piece, 7)
+        assert cell >= 39 and number == 13 and 2 * piece["layout"]["width"] + GAP <= SCREEN
+
+
+@pytest.mark.parametrize("step", [1500, 450, 0])
+def test_the_dotted_lines_labels_never_touch_the_chosen_step(step: int) -> None:
+    # a label beside its dotted line ("ln 48: guessing", "target 0.5") stands at the end away
+    # from the dashed line at the step (or the label is a legend entry, under the plots)
+    at = opened(step=str(step))
+    for key, label in (("loss", "ln 48: guessing"), ("scores0", "target 0.5")):
+        layout = figure(at, key)["layout"]
+        notes = [a for a in layout["annotations"] if a["text"].startswith(("ln 48", "target"))]
+        entries = [shape.get("name") for shape in layout["shapes"]]
+        assert label in [a["text"] for a in notes] + entries
+        low, high = layout["xaxis"]["range"]
+        far = (0, "left") if step > (low + high) / 2 else (1, "right")
+        assert all((note["x"], note["xanchor"]) == far for note in notes)
+
+
+def test_the_predictions_chart_is_wide_its_words_quoted_and_its_axis_over_the_bars() -> None:
+    at = opened()
+    spec = figure(at, "predictions")
+    layout, bars = spec["layout"], spec["data"][0]
+    assert 400 <= layout["width"] <= ZOOMED
+    assert layout["xaxis"]["ticktext"] == [f"“{w}”" for w in bars["x"]]
+    assert layout["xaxis"]["tickfont"]["size"] >= 14
+    low, high = layout["yaxis"]["range"]
+    assert low == 0 and high >= max(bars["y"])
+    assert round(high / layout["yaxis"]["dtick"], 9).is_integer()  # a gridline at the top
+    fr = figure(opened(lang="fr"), "predictions")["layout"]["xaxis"]["ticktext"]
+    assert fr[0].startswith("«\u00a0")
+
+
+def test_the_french_page_says_perte_and_motif_and_the_command_stands_apart() -> None:
+    page = opened(lang="fr")
+    fr = shown_text(page) + "\n".join(c.value for c in page.main.caption)
+    assert "loss" not in fr and "pattern" not in fr
+    assert "la perte et les scores" in fr and "Un motif montre" in fr
+    assert "entraîné par `python -m llm.train` (Adam, 1500 pas)" in fr
+    assert (
+        "perte d’entraînement"
+        in figure(opened(lang="fr"), "loss")["layout"]["annotations"][0]["text"]
+    )
+    en = shown_text(opened())
+    assert "trained by `python -m llm.train` (Adam, 1500 steps)" in en
 
 
 def test_presenter_mode_folds_the_model_s_description_and_sets_the_step_beside_the_sentence() -> (

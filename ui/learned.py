@@ -10,6 +10,8 @@ first send instead of walking and writing their cells again.
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,18 +19,46 @@ import streamlit as st
 
 import llm
 from llm import behaviour
+from llm.head_scores import ROLE_THRESHOLD
 from ui.charts import bar_chart
 from ui.grids import grid_figure
+from ui.labels import label_px
 from ui.lines import Panel, line_panels, marked
-from ui.style import Look
+from ui.style import (
+    CELL_PX,
+    COLOUR_SCALES,
+    LARGE_SIDE_PX,
+    NUMBER_PX,
+    SMALLEST_CELL_PX,
+    Look,
+)
 from ui.text import num, translator
 from ui.text.learned import TEXT
-from ui.wire import Spec, keep
+from ui.wire import Spec, fast_figure, keep
 
-# the lesson pages' cells and numbers: at most two heads a row, as many as the column holds (one
-# at 13 tokens beside the sidebar); a phone, one a row, its figure scrolling sideways in its box
-PER_ROW = 2
+# A head's figure is at most HEAD_PX wide, so that two stand side by side in the 820 px column of
+# 1280 × 720 (with the 32 px gap of ``ui.wire.show_figures``) and one fits the 521 px column of
+# 1280 × 720 at 150 % and the 564 px of 1024 × 768 with the sidebar: its cells shrink to fit (the
+# default sentence's 13 tokens: 21 px, 10 px numbers), and lose their numbers below 20 px (a
+# phone's 358 px column: 18 px). Presenter mode keeps one a row in a projector's 800 px column.
+HEAD_PX = {False: 394, True: 350}  # by phone
+PRESENT_HEAD_PX = 780
+SMALLEST_NUMBER_PX = 10  # a cell's number at least this, else none (the value is on hover)
 PANEL_PX = {False: 240, True: 320}  # a score plot's height; a phone stacks them, with their axes
+BAR_PX = {False: 480, True: 350}  # the predictions' chart: most of a 521 px column, a phone's
+PRESENT_BAR_PX = 640
+
+
+@dataclass(frozen=True)
+class _Fitted(Look):
+    """A look whose cells are ``cell_px`` square with numbers of ``number_px`` (0: none), for
+    any sentence: the heads' cells, fitted to HEAD_PX."""
+
+    cell_px: int = CELL_PX
+    number_px: int = NUMBER_PX
+
+    def cells(self, n: int, side_px: int = LARGE_SIDE_PX) -> tuple[int, int]:
+        return self.cell_px, self.number_px
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -43,40 +73,159 @@ def model_run(*, step: int, ids: tuple[int, ...]) -> llm.ModelRun:
     return llm.run_model(checkpoint(step=step), ids)
 
 
+def head_title(role: str, score: float, layer: int, head: int, lang: str) -> str:
+    """A head's title, two lines: the head (bold), then its role and the score that gave it;
+    "other pattern" when none of the three scores reaches ROLE_THRESHOLD, said as such."""
+    t = translator(TEXT, lang)
+    if role == "diffuse":  # llm's name for "none of the three": the head may still be sharp
+        why = t("below", threshold=num(ROLE_THRESHOLD, 1, lang))
+    else:
+        why = num(score, 2, lang)
+    name = t("head_title", layer=layer, head=head)
+    return f"<b>{name}</b><br>{t('head_role', role=t(f'role_{role}'), why=why)}"
+
+
+ROOM_PX = 6  # px over a head's title: apart from the x axis title of the head above it
+
+
+def _widest_line(title: str) -> str:
+    """A title's widest line as plain text (a bold line counted a tenth wider)."""
+    lines = title.split("<br>")
+    px = [label_px(re.sub("<[^>]+>", "", line)) * (1.1 if "<b>" in line else 1.0) for line in lines]
+    return re.sub("<[^>]+>", "", lines[px.index(max(px))]) if lines else ""
+
+
+def _piece(
+    pattern: np.ndarray,
+    labels: list[str],
+    title: str,
+    look: Look,
+    widest: str = "",
+    **style: object,
+) -> Spec:
+    """One head's heatmap with its title above it (of two lines, ``<br>``): ``grid_figure``
+    sizes its plot's slot for the widest line (``widest``, else the title's own), and the
+    figure grows by the lines it did not count and ROOM_PX."""
+    plain = widest or _widest_line(title) or "·"
+    fig = grid_figure([pattern], labels, [labels], [plain], look=look, per_row=1, **style)
+    layout = dict(fig["layout"])
+    (note, *others) = layout["annotations"]
+    counted = note["text"].count("<br>") + 1  # grid_figure may have put it on two lines
+    extra = math.ceil(17 * look.text_scale) * max(0, title.count("<br>") + 1 - counted) + ROOM_PX
+    layout["annotations"] = [{**note, "text": title}, *others]
+    layout["margin"] = {**layout["margin"], "t": layout["margin"]["t"] + extra}
+    layout["height"] = layout["height"] + extra
+    return {"data": fig["data"], "layout": layout}
+
+
+def _fitted(
+    labels: list[str], titles: list[str], look: Look, budget: int, **style: object
+) -> _Fitted:
+    """The largest cells, at most the look's own, whose head figure (its widest title
+    included) is at most ``budget`` px wide; the smallest that hold a label when none is."""
+    base, base_number = look.cells(len(labels))
+    pattern = np.zeros((len(labels), len(labels)))
+    widest = max((_widest_line(t) for t in titles), key=label_px, default="")
+    probe = max(titles, key=lambda t: label_px(_widest_line(t)), default="")
+    for cell in range(base, SMALLEST_CELL_PX - 1, -1):
+        number = base_number if cell >= base else min(base_number, cell // 2)
+        if number < SMALLEST_NUMBER_PX * look.text_scale:
+            number = 0
+        fitted = _Fitted(look.lang, look.phone, look.scale, cell, number)
+        if _piece(pattern, labels, probe, fitted, widest, **style)["layout"]["width"] <= budget:
+            return fitted
+    return _Fitted(look.lang, look.phone, look.scale, SMALLEST_CELL_PX, 0)
+
+
 @st.cache_resource(max_entries=256, show_spinner=False)
-def heads_figure(*, step: int, ids: tuple[int, ...], lang: str, phone: bool, scale: float) -> Spec:
-    """Every head's pattern on the sentence, titled by its role at ``step``, its cells as
-    ``Look(lang, phone, scale)`` sizes them (read-only, shared)."""
+def heads_figures(
+    *, step: int, ids: tuple[int, ...], lang: str, phone: bool, scale: float
+) -> tuple[Spec, ...]:
+    """Every head's pattern on the sentence, one figure each, titled by its role at ``step``,
+    cells fitted to HEAD_PX (``Look(lang, phone, scale)``), all on one colour scale (0 to 1,
+    the bar in ``scale_figure``); read-only, shared. ``ui.wire.show_figures`` stands them side
+    by side where the column holds them."""
     t = translator(TEXT, lang)
     model, run = checkpoint(step=step), model_run(step=step, ids=ids)
     labels = llm.token_labels([model.vocab[i] for i in ids])
     roles = behaviour.roles_at(model.history, step)
-    patterns, titles = [], []
-    for layer, trace in enumerate(run.layers):
-        for head, head_trace in enumerate(trace.heads):
-            role, score = roles[layer][head]
-            patterns.append(head_trace.pattern)
-            shown = "" if role == "diffuse" else f" ({num(score, 2, lang)})"
-            titles.append(
-                t("head_title", layer=layer, head=head, role=t(f"role_{role}"), score=shown)
-            )
-    grid = grid_figure(
-        patterns,
-        labels,
-        [labels] * len(patterns),
-        titles,
-        look=Look(lang=lang, phone=phone, scale=scale),
-        zmin=0.0,
-        zmax=1.0,
-        masked=~run.layers[0].mask,
-        masked_label=t("masked_cell"),
-        x_title=t("key"),
-        y_title=t("query"),
-        scale_title=t("scale"),
-        per_row=PER_ROW,
-        digits=1,
+    look = Look(lang=lang, phone=phone, scale=scale)
+    style = {
+        "zmin": 0.0,
+        "zmax": 1.0,
+        "masked": ~run.layers[0].mask,
+        "masked_label": t("masked_cell"),
+        "x_title": t("key"),
+        "y_title": t("query"),
+        "digits": 1,
+        "colour_bar": False,
+    }
+    titles = [
+        head_title(*roles[layer][head], layer, head, lang)
+        for layer, trace in enumerate(run.layers)
+        for head in range(len(trace.heads))
+    ]
+    fitted = _fitted(labels, titles, look, _budget(look), **style)
+    patterns = [head.pattern for trace in run.layers for head in trace.heads]
+    widest = max((_widest_line(t) for t in titles), key=label_px)  # every head as wide
+    return tuple(
+        keep(_piece(pattern, labels, title, fitted, widest, **style))
+        for pattern, title in zip(patterns, titles)
     )
-    return keep(grid)
+
+
+def _budget(look: Look) -> int:
+    """How wide a head's figure may be (px): HEAD_PX, a projector's PRESENT_HEAD_PX."""
+    return PRESENT_HEAD_PX if look.text_scale > 1 and not look.phone else HEAD_PX[look.phone]
+
+
+def scale_figure(head: Spec, look: Look, title: str) -> Spec:
+    """The heads' one colour scale, Viridis from 0 to 1: a bar lying over the cells of ``head``
+    (a figure of ``heads_figures``), as wide and as far from the left, ``title`` on its left."""
+    layout = head["layout"]
+    left, right = layout["xaxis"]["domain"]
+    inner = layout["width"] - layout["margin"]["l"] - layout["margin"]["r"]
+    plot_w = (right - left) * inner
+    margin_l = layout["margin"]["l"] + left * inner
+    margin_r = layout["width"] - margin_l - plot_w
+    steps = np.linspace(0.0, 1.0, 101)
+    trace = {
+        "type": "heatmap",
+        "z": [steps.tolist()],
+        "x": steps.tolist(),
+        "y": [0],
+        "coloraxis": "coloraxis",
+        "hoverinfo": "skip",
+    }
+    bar = {
+        "width": layout["width"],
+        "height": math.ceil(62 * look.text_scale),
+        "margin": {"l": margin_l, "r": margin_r, "t": 6, "b": math.ceil(36 * look.text_scale)},
+        "xaxis": {"range": [0, 1], "dtick": 0.2, "showgrid": False, "zeroline": False},
+        "yaxis": {"visible": False, "fixedrange": True},
+        "coloraxis": {
+            "colorscale": COLOUR_SCALES["Viridis"],
+            "cmin": 0.0,
+            "cmax": 1.0,
+            "showscale": False,
+        },
+        "annotations": [
+            {
+                "text": title,
+                "x": 0,
+                "xref": "paper",
+                "xanchor": "right",
+                "xshift": -8,
+                "y": 0.5,
+                "yref": "paper",
+                "yanchor": "middle",
+                "showarrow": False,
+                "font": {"size": 14},
+            }
+        ],
+        "separators": look.separators(),
+    }
+    return keep(fast_figure([trace], look.chart_text(bar)))
 
 
 def _short(values: np.ndarray) -> list[float]:
@@ -136,15 +285,33 @@ def training_figures(*, step: int, lang: str, phone: bool, scale: float = 1.0) -
     text above the charts names the step."""
     lines = _training_lines(lang=lang, phone=phone, scale=scale)
     look = Look(lang=lang, phone=phone, scale=scale)
-    return tuple(keep(marked(fig, float(step), look=look)) for fig in lines)
+    return tuple(keep(_notes_aside(marked(fig, float(step), look=look), step)) for fig in lines)
+
+
+def _notes_aside(fig: Spec, step: float) -> Spec:
+    """``fig`` with the notes of its dotted lines ("ln 48: guessing", "target 0.5") at the end
+    of the line away from the dashed line at ``step``: at its start when the step is in the
+    plot's right half (``line_panels`` puts them at its end, where step 1500 is drawn)."""
+    layout = fig["layout"]
+    low, high = layout["xaxis"]["range"]
+    if step <= (low + high) / 2:
+        return fig
+    notes = [
+        note | {"x": 0, "xanchor": "left", "xshift": 4}
+        if str(note.get("xref", "")).endswith(" domain") and note.get("x") == 1
+        else note
+        for note in layout["annotations"]
+    ]
+    return fast_figure(fig["data"], layout | {"annotations": notes})
 
 
 @dataclass(frozen=True)
 class View:
-    """What the page draws at one (step, sentence, language, screen): every head's pattern and
-    the training charts."""
+    """What the page draws at one (step, sentence, language, screen): every head's pattern, a
+    figure each, their colour scale, and the training charts."""
 
-    heads: Spec
+    heads: tuple[Spec, ...]
+    scale: Spec
     training: tuple[Spec, ...]
 
 
@@ -152,25 +319,66 @@ class View:
 def view(*, step: int, ids: tuple[int, ...], lang: str, phone: bool, scale: float) -> View:
     """The page's figures, one cache look-up a rerun (read-only, shared); ``scale``: the
     cells' (``Look.scale``, larger in presenter mode)."""
+    heads = heads_figures(step=step, ids=ids, lang=lang, phone=phone, scale=scale)
+    look = Look(lang=lang, phone=phone, scale=scale)
     return View(
-        heads_figure(step=step, ids=ids, lang=lang, phone=phone, scale=scale),
+        heads,
+        scale_figure(heads[0], look, translator(TEXT, lang)("scale")),
         training_figures(step=step, lang=lang, phone=phone, scale=scale),
     )
 
 
 @st.cache_resource(max_entries=512, show_spinner=False)
 def predictions(
-    *, step: int, ids: tuple[int, ...], position: int, lang: str, scale: float = 1.0
+    *,
+    step: int,
+    ids: tuple[int, ...],
+    position: int,
+    lang: str,
+    phone: bool = False,
+    scale: float = 1.0,
 ) -> Spec:
-    """The bar chart of the five likeliest next words after ``position`` (read-only, shared);
-    ``scale``: the look's (``Look.scale``, projector-sized text in presenter mode)."""
+    """The bar chart of the five likeliest next words after ``position`` (read-only, shared):
+    BAR_PX wide (a phone's column, PRESENT_BAR_PX in presenter mode), each word in quotes at
+    14 px under its bar (a lone "." reads), the y axis up to the gridline over the tallest
+    bar. ``scale``: the look's (``Look.scale``, projector-sized text in presenter mode)."""
     t = translator(TEXT, lang)
     top = llm.top_predictions(checkpoint(step=step), model_run(step=step, ids=ids), position)
+    look = Look(lang=lang, phone=phone, scale=scale)
+    words = [w for w, _ in top]
     chart = bar_chart(
         {t("prob"): [p for _, p in top]},
-        [w for w, _ in top],
+        words,
         title=t("predictions_title", i=position),
-        height=280,
-        look=Look(lang=lang, scale=scale),
+        height=300,
+        look=look,
     )
-    return keep(chart)
+    layout = chart["layout"]
+    tick = _nice_step(max((p for _, p in top), default=1.0))
+    highest = max((p for _, p in top), default=1.0)
+    ceiling = math.ceil(highest / tick - 1e-9) * tick
+    if ceiling - highest < tick * 0.15:  # a bar's number above it keeps room under the line
+        ceiling += tick
+    width = PRESENT_BAR_PX if look.text_scale > 1 and not phone else BAR_PX[phone]
+    quoted = [t("quoted", word=w) for w in words]
+    layout = layout | {
+        "width": max(layout["width"], width),
+        "xaxis": layout["xaxis"]
+        | {"tickmode": "array", "tickvals": words, "ticktext": quoted}
+        | {"tickfont": {"size": look.text_px(14)}, "tickangle": 0},
+        "yaxis": layout["yaxis"] | {"range": [0, ceiling], "dtick": tick, "tick0": 0},
+    }
+    layout["yaxis"].pop("rangemode", None)
+    return keep(fast_figure(chart["data"], layout))
+
+
+def _nice_step(top: float) -> float:
+    """A gridline step for an axis from 0 to ``top``: 1, 2, 2.5 or 5 times a power of ten, four
+    to six lines."""
+    if top <= 0:
+        return 0.1
+    power = 10.0 ** math.floor(math.log10(top / 5))
+    for k in (1, 2, 2.5, 5, 10):
+        if top / (k * power) <= 5:
+            return k * power
+    return 10 * power
