@@ -31,7 +31,7 @@ def indexed(name: str, h: int) -> str:
     return f"{name}{str(h).translate(SUBSCRIPTS)}"
 
 
-names = [indexed("head", h) for h in range(n_heads)]
+names = [indexed(t("head_name"), h) for h in range(n_heads)]
 row = ", ".join(names if n_heads <= 4 else [*names[:2], "…", names[-1]])  # head₀, head₁, …, head₁₅
 
 st.title(t("title"), anchor=False)
