@@ -202,8 +202,39 @@ def test_home_lists_tokens_and_shapes() -> None:
 def test_numbers_in_french_prose_take_the_decimal_comma() -> None:
     assert num(math.log(5), 2, "fr") == "1,61" and num(math.log(5), 2, "en") == "1.61"
     assert num(-2.8e-17, 1, "fr", "e") == "-2,8e-17"
-    assert num(1e-5, 3, "fr", "g") == "1e-05" and num(0.05, 3, "fr", "g") == "0,05"
+    assert num(1e-5, 3, "fr", "g") == "1e-5" and num(0.05, 3, "fr", "g") == "0,05"
     assert num(4.0, 0, "fr") == "4"
+
+
+@pytest.mark.parametrize(
+    ("x", "digits", "lang", "kind", "shown"),
+    [
+        # a number that rounds to zero at the shown digits has no sign
+        (-0.0, 3, "en", "f", "0.000"),
+        (-1e-17, 3, "en", "f", "0.000"),
+        (-1e-17, 3, "fr", "f", "0,000"),
+        (-0.0004, 3, "en", "f", "0.000"),
+        (-0.0006, 3, "en", "f", "-0.001"),
+        (-0.4, 0, "en", "f", "0"),
+        (-0.0, 2, "fr", "g", "0"),
+        # an exact zero in scientific notation is 0, never 0.0e+00
+        (0.0, 1, "en", "e", "0"),
+        (-0.0, 1, "fr", "e", "0"),
+        # one short exponent: no padding zero, no plus sign
+        (2.8e-17, 1, "en", "e", "2.8e-17"),
+        (2.8e-17, 1, "fr", "e", "2,8e-17"),
+        (-1.4e-17, 1, "en", "e", "-1.4e-17"),
+        (3.2e-5, 1, "en", "e", "3.2e-5"),
+        (1500.0, 1, "en", "e", "1.5e3"),
+        (1e-5, 6, "en", "g", "1e-5"),
+        (1e-12, 6, "fr", "g", "1e-12"),
+        (0.0001, 6, "en", "g", "0.0001"),
+        (1.0, 6, "en", "g", "1"),
+        (0.999914, 6, "fr", "f", "0,999914"),
+    ],
+)
+def test_num_writes_one_spelling(x: float, digits: int, lang: str, kind: str, shown: str) -> None:
+    assert num(x, digits, lang, kind) == shown
 
 
 def test_one_word_is_one_token() -> None:

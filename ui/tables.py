@@ -11,6 +11,8 @@ import pyarrow as pa
 import streamlit as st
 from pandas.io.formats.style import Styler
 
+from ui.text import num
+
 
 def shape_text(name: str, m: np.ndarray) -> str:
     """``Q  [5 × 2]`` — the shape line under a table."""
@@ -40,17 +42,44 @@ def _arrow_table(
     labels_ok = all(isinstance(r, str) for r in rows) and all(isinstance(c, str) for c in cols)
     if a.ndim != 2 or a.dtype != np.float64 or not labels_ok or len(set(cols)) != len(cols):
         return None
-    columns = np.round(a, digits).T.copy()  # one contiguous row per table column
+    columns = unsigned_zero(np.round(a, digits)).T.copy()  # one contiguous row per table column
     arrays = [pa.array(c, from_pandas=True) for c in columns]  # NaN -> null, as pandas sends it
     return pa.Table.from_arrays(
         [*arrays, pa.array(list(rows), pa.string())], schema=_table_schema(tuple(cols))
     )
 
 
-def french(table: pd.DataFrame, digits: int) -> Styler:
-    """A table whose numbers read with a decimal comma and ``digits`` decimals: the values stay
-    numbers (sorting, the CSV), only their text changes."""
-    return table.style.format(precision=digits, decimal=",", thousands="\u202f")
+def unsigned_zero(a: np.ndarray) -> np.ndarray:
+    """``a`` with every -0.0 made 0.0 (adding 0.0 does it, IEEE 754): rounded, -1e-17 is -0.0,
+    which a table would write "-0.000"."""
+    return a + 0.0
+
+
+def rounded(table: pd.DataFrame, digits: int) -> pd.DataFrame:
+    """``table.round(digits)`` with no negative zero: what a table of ``digits`` decimals sends."""
+    out = table.round(digits)
+    numbers = out.select_dtypes("number").columns
+    out[numbers] = unsigned_zero(out[numbers].to_numpy())
+    return out
+
+
+def styled(
+    table: pd.DataFrame,
+    lang: str,
+    digits: int = 3,
+    kinds: dict[str, tuple[int, str]] | None = None,
+) -> Styler:
+    """A table whose numbers read as the prose writes them (``ui.text.num``): ``digits``
+    decimals, or per column ``kinds[column] = (digits, "e")``, the decimal comma in French, no
+    "-0.000", an exact zero "0" in scientific notation. The values stay numbers (sorting, the
+    CSV), only their text changes."""
+    kinds = kinds or {}
+    formats = {
+        c: (lambda v, d=d, k=k: num(v, d, lang, k))
+        for c in table.columns
+        for d, k in [kinds.get(c, (digits, "f"))]
+    }
+    return table.style.format(formats)
 
 
 def _csv(m: np.ndarray, rows: Sequence[str], cols: Sequence[str]) -> str:
@@ -72,11 +101,12 @@ def matrix_table(
     French shows ``digits`` decimals after a decimal comma, as the chapters write them (the CSV
     keeps the dot that spreadsheets and Python read)."""
     if lang == "fr":
-        st.dataframe(french(table_of(m, rows, cols), digits), width="stretch", key=f"{key}_table")
+        shown = styled(table_of(m, rows, cols), "fr", digits)
+        st.dataframe(shown, width="stretch", key=f"{key}_table")
     else:
         table = _arrow_table(m, rows, cols, digits)
         if table is None:
-            table = table_of(m, rows, cols).round(digits)
+            table = rounded(table_of(m, rows, cols), digits)
         # every number with its ``digits`` decimals (1.400, not 1.4), as the French tables
         fixed = st.column_config.NumberColumn(format=f"%.{digits}f")
         config = {str(c): fixed for c in cols}

@@ -19,12 +19,23 @@ def translator(table: dict[str, dict[str, str]], lang: str) -> Callable[..., str
 
 
 def num(x: float, digits: int, lang: str, kind: str = "f") -> str:
-    """A number for prose in ``lang``: ``digits`` decimals (``kind`` "f"), or significant digits
-    ("g"), or a mantissa's decimals ("e"); French writes the decimal comma, as the chapters do.
+    """A number for prose, tables and charts in ``lang``: ``digits`` decimals (``kind`` "f"),
+    or significant digits ("g"), or a mantissa's decimals ("e"); French writes the decimal
+    comma, as the chapters do.
 
-    ``num(1.609, 2, "fr") == "1,61"``, ``num(2.8e-17, 1, "fr", "e") == "2,8e-17"``.
+    One spelling everywhere: a number that rounds to zero at the shown digits has no sign
+    (``num(-1e-17, 3, "en") == "0.000"``); an exponent has no padding zero and no "+"
+    (``num(1e-5, 3, "en", "g") == "1e-5"``, ``num(2.8e-17, 1, "fr", "e") == "2,8e-17"``); an
+    exact zero in scientific notation is ``"0"``, not ``"0.0e+00"``.
     """
+    if kind == "e" and x == 0:
+        return "0"
     text = f"{x:.{digits}{kind}}"
+    mantissa, mark, exponent = text.partition("e")
+    if mark:  # e-05 -> e-5, e+20 -> e20
+        text = f"{mantissa}e{int(exponent)}"
+    elif mantissa.startswith("-") and float(mantissa) == 0:  # -0.000 -> 0.000
+        text = mantissa[1:]
     return text.replace(".", ",") if lang == "fr" else text
 
 
