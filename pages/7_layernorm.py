@@ -13,10 +13,10 @@ from ui.grids import heatmap_grid
 from ui.labels import feature_labels
 from ui.sections import folded, show_code
 from ui.style import Look
-from ui.tables import matrix_table, table_of
+from ui.tables import matrix_table, styled, table_of
 from ui.text import num, translator
 from ui.text.layernorm import TEXT
-from ui.url_values import Choice
+from ui.url_values import Choice, Refused, Sizes
 from ui.wire import show_figures
 
 EPS_OPTIONS = [1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0]
@@ -24,11 +24,31 @@ EPS_DEFAULT = llm.LN_EPS  # the chapter's value
 
 
 def eps_label(eps: float) -> str:
-    """The number as the URL and the slider show it: 1e-05, 0.001, 1."""
-    return f"{eps:g}"
+    """The number as the slider, the URL and the prose write it: 1e-5, 0.001, 1 (``num``'s
+    short exponent: a bound slider writes its label into the link)."""
+    return num(eps, 6, "en", "g")
 
 
-EPS = Choice("eps", EPS_OPTIONS, default=EPS_DEFAULT, format=eps_label, message=(TEXT, "bad_eps"))
+class EpsChoice(Choice):
+    """eps from a link: the slider's spelling, or any other spelling of an offered number
+    (1e-05, the label before exponents lost their padding zero, or 0.00001)."""
+
+    def parse(self, raw: str, sizes: Sizes) -> float:
+        try:
+            return super().parse(raw, sizes)
+        except Refused as refused:
+            try:
+                value = float(raw.strip())
+            except ValueError:
+                raise refused from None
+            if value not in EPS_OPTIONS:
+                raise
+            return EPS_OPTIONS[EPS_OPTIONS.index(value)]
+
+
+EPS = EpsChoice(
+    "eps", EPS_OPTIONS, default=EPS_DEFAULT, format=eps_label, message=(TEXT, "bad_eps")
+)
 s = frame("page_layernorm", values=(EPS,))
 t = translator(TEXT, s.lang)
 look = Look.of(s)
@@ -44,6 +64,15 @@ st.markdown(f"- {t('reason_gradient')}\n- {t('reason_drift')}")
 st.write(t("residual"))
 st.write(t("layernorm"))
 
+ss = st.session_state
+linked = st.query_params.get("eps")
+if "eps" not in ss and linked is not None and linked != eps_label(s.value("eps")):
+    # another spelling of an offered eps (eps=1e-05, eps=0.00001): the slider knows only its
+    # own labels, so it starts on the number the frame read ...
+    ss["eps"], ss["_eps_respelled"] = s.value("eps"), True
+elif ss.pop("_eps_respelled", False):
+    # ... and, set again once the slider exists, reaches the link in the slider's spelling
+    ss["eps"], ss["_eps_sync"] = ss["eps"], True
 eps = st.select_slider(
     t("eps"),
     options=EPS_OPTIONS,
@@ -54,6 +83,8 @@ eps = st.select_slider(
     bind="query-params",
     persist_state="session",
 )
+if ss.pop("_eps_sync", False):
+    st.rerun()  # the address bar takes a set value one run late (as in ui.frame)
 resid, ln_out = llm.residual_layer_norm(x, attn_out, eps=eps)
 mean_before, std_before = llm.row_stats(resid)
 mean_after, std_after = llm.row_stats(ln_out)
@@ -67,7 +98,7 @@ heatmap_grid(
         t("x", t=n_tokens, d_model=cfg.d_model),
         t("attn_out"),
         t("resid"),
-        t("ln_out", eps=eps_label(eps)),
+        t("ln_out", eps=num(eps, 6, s.lang, "g")),
     ],
     key="matrices",
     wrap=True,  # two a row where the column holds them, else one: never scrolling sideways
@@ -94,23 +125,13 @@ stds_chart = bar_chart(
 show_figures([(means_chart, "means"), (stds_chart, "stds")], key="row_stats")
 st.caption(t("means_after"))
 stats_cols = [t("mean_before"), t("std_before"), t("mean_after"), t("std_after")]
-# six decimals, so a std of 0.99999 does not read as 1; the mean after in scientific notation,
-# so its -2.8e-17 shows what "0 up to floating-point precision" means
-formats = dict.fromkeys(stats_cols, "%.6f") | {t("mean_after"): "%.1e"}
 stats = table_of(
     np.column_stack([mean_before, std_before, mean_after, std_after]), labels, stats_cols
 )
-if s.lang == "fr":  # the same digits with a decimal comma; the values stay numbers
-    stats = stats.style.format(
-        {c: lambda v, f=f: num(v, int(f[2]), "fr", f[-1]) for c, f in formats.items()}
-    )
-    formats = {}
-st.dataframe(
-    stats,
-    column_config={c: st.column_config.NumberColumn(format=f) for c, f in formats.items()},
-    width="stretch",
-    key="row_stats",
-)
+# six decimals, so a std of 0.99999 does not read as 1; the mean after in scientific notation,
+# so its -2.8e-17 shows what "0 up to floating-point precision" means (an exact 0 reads "0")
+shown = styled(stats, s.lang, 6, kinds={t("mean_after"): (1, "e")})
+st.dataframe(shown, width="stretch", key="row_stats")
 st.info(t("std_below"))
 st.caption(t("eps_role"))
 st.write(t("helpers"))

@@ -150,12 +150,45 @@ def test_eps_is_declared_on_page_7_only() -> None:
     (warning,) = at.warning
     shown = warning.value.replace("\u00a0", " ")  # French puts no-break spaces around « »
     assert "**eps** = « banana » n’est pas parmi les valeurs proposées (1e-12 ; 1e-11 ;" in shown
-    assert "1e-05 ; 0,0001 ; 0,001 ; 0,01 ; 0,1 ; 1) ; on prend 1e-05." in shown
-    assert shown.rstrip().endswith("on prend 1e-05.")
+    # the slider's labels, in the short form the prose writes (1e-5, not 1e-05)
+    assert "1e-9 ; 1e-8 ; 1e-7 ; 1e-6 ; 1e-5 ; 0,0001 ; 0,001 ; 0,01 ; 0,1 ; 1) ;" in shown
+    assert shown.rstrip().endswith("on prend 1e-5.")
     assert at.select_slider(key="eps").value == 1e-5
     assert not opened(LAYERNORM, eps="0.001").warning
     on_mix = opened(MIX, eps="0.001")  # page 4 declares no eps: an unknown setting there
     assert "**eps** is not a setting of this lab" in warning_text(on_mix)
+
+
+@pytest.mark.parametrize(
+    ("raw", "value"),
+    [
+        ("1e-05", 1e-5),  # the slider's label before its exponents lost their padding zero
+        ("0.00001", 1e-5),
+        ("1e-5", 1e-5),
+        ("1e-08", 1e-8),
+        ("0.0010", 1e-3),
+        ("1", 1.0),
+    ],
+)
+def test_eps_reads_any_spelling_of_an_offered_number(raw: str, value: float) -> None:
+    at = opened(LAYERNORM, eps=raw)
+    assert not at.warning and all("**eps**" not in box.value for box in at.main.info)
+    assert at.select_slider(key="eps").value == value
+    title = "ln_out = LayerNorm(resid), eps = " + {1e-5: "1e-5", 1e-8: "1e-8"}.get(
+        value, f"{value:g}"
+    )
+    assert title in [line for piece in figure_titles(at) for line in piece]
+
+
+def figure_titles(at: AppTest) -> list[list[str]]:
+    """The titles in the page's plotly figures (a grid's panels are annotations)."""
+    import json
+
+    out = []
+    for chart in at.get("plotly_chart"):
+        spec = json.loads(chart.proto.spec)
+        out.append([a.get("text", "") for a in spec["layout"].get("annotations", [])])
+    return out
 
 
 def test_a_refusal_writes_its_numbers_in_the_page_language() -> None:

@@ -100,6 +100,63 @@ def _number_px(text: str) -> float:
     return sum(6.2 if ch.isdigit() else 4.6 if ch in "-−" else 3.0 for ch in text)
 
 
+TEXT_PAD = 3  # px plotly leaves between a bar's end and its number (inside or outside)
+LINE_GAP = 6  # px kept between a bar's number and a reference line (plotly draws a digit up to
+# its box's edge, and a dashed line is 2 px wide)
+
+
+def _range(
+    series: dict[str, Sequence[float | None]], lines: Sequence[tuple[float, str]]
+) -> list[float]:
+    """The y range drawn, from zero (or the lowest value) to the highest bar or line, 5 % of
+    the span added beyond a bar's or a line's end: set, not left to plotly, so that where a
+    number falls against a line is known."""
+    ys = [float(v) for vs in series.values() for v in vs if v is not None and np.isfinite(v)]
+    ys += [float(y) for y, _ in lines]
+    lo, hi = min([0.0, *ys]), max([0.0, *ys])
+    pad = 0.05 * ((hi - lo) or 1.0)
+    return [lo - pad if lo < 0 else 0.0, hi + pad]
+
+
+def text_anchor(
+    series: dict[str, Sequence[float | None]],
+    lines: Sequence[float],
+    y_range: Sequence[float],
+    plot_px: float,
+    text_px: float,
+) -> str:
+    """Where the numbers sit inside their bars (plotly's ``insidetextanchor``): at the bar's
+    end, as usual, unless a reference line would run through one of them (a std of 1.00 under
+    the line std = 1), then at the middle, else at the base. A bar too short for its number
+    has it outside, past its end, whatever the anchor. Sizes: the plot ``plot_px`` tall, the
+    numbers ``text_px`` high."""
+    lo, hi = y_range
+    to_px = plot_px / (hi - lo)
+    line_px = [(y - lo) * to_px for y in lines]
+    spans = {"end": [], "middle": [], "start": []}
+    for values in series.values():
+        for v in values:
+            if v is None or not np.isfinite(v) or v == 0:
+                continue
+            base, tip = -lo * to_px, (v - lo) * to_px
+            d = 1.0 if v > 0 else -1.0
+            if abs(tip - base) < text_px + 2 * TEXT_PAD:  # outside, past the end
+                span = (tip + d * TEXT_PAD, tip + d * (TEXT_PAD + text_px))
+                for anchor in spans:
+                    spans[anchor].append(span)
+                continue
+            middle = (base + tip) / 2
+            spans["end"].append((tip - d * TEXT_PAD, tip - d * (TEXT_PAD + text_px)))
+            spans["middle"].append((middle - text_px / 2, middle + text_px / 2))
+            spans["start"].append((base + d * TEXT_PAD, base + d * (TEXT_PAD + text_px)))
+    for anchor, boxes in spans.items():
+        if not any(
+            min(a, b) - LINE_GAP <= y <= max(a, b) + LINE_GAP for a, b in boxes for y in line_px
+        ):
+            return anchor
+    return "middle"
+
+
 PHONE_PX = 350  # the narrowest column a phone gives a chart (390 px less the page's padding)
 BAR_PLOT_PX = 600  # categories grow to hold their labels level up to this plot width
 LABEL_GAP = 8  # px between two level category labels
@@ -227,6 +284,13 @@ def bar_chart(
     }
     if lines:
         layout.update(shapes=shapes, annotations=notes)
+        # no number on a reference line: the numbers move into the bars' middle (or base)
+        # where a line would run through them at the bars' ends
+        layout["yaxis"]["range"] = y_range = _range(series, lines)
+        text_px = look.text_px(12)
+        anchor = text_anchor(series, [y for y, _ in lines], y_range, plot_px, text_px)
+        for trace in data:
+            trace["insidetextanchor"] = anchor
     if k != 1:
         font = {"size": look.text_px(12)}
         layout["xaxis"]["tickfont"] = font
