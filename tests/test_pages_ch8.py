@@ -24,6 +24,7 @@ from tests.apptest_pages import (
     tables,
     z_of,
 )
+from tests.test_views_layout import plot_px
 from ui.grids import WRAP_PX
 
 PAGES = {key: PAGES[key] for key in ("qkv", "scores", "softmax", "mix")}
@@ -125,18 +126,22 @@ def test_qkv_tables_are_the_heads_projections(link: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("link", "n_pieces"),
-    [("chapter8", 3), ("chapter9", 2), ("d_model6", 2), ("wide", 1)],
+    ("link", "rows"), [("chapter8", 2), ("chapter9", 2), ("d_model6", 2), ("wide", 1)]
 )
-def test_qkv_grid_wraps_where_one_figure_is_wider_than_a_narrow_column(
-    link: str, n_pieces: int
-) -> None:
-    """Q, K and V with numbers (614-752 px as one figure) come in pieces no wider than the
-    column of 1280 x 720 zoomed to 150 %, so they wrap instead of scrolling; without numbers
-    (32 tokens, d_head 4) one figure, whose box scrolls sideways."""
-    pieces = figure_pieces(opened("qkv", LINKS[link]), "qkv_map")
-    assert len(pieces) == n_pieces
-    assert sum(len(p["data"]) for p in pieces) == 3
+def test_qkv_grid_fits_a_narrow_column_as_one_figure(link: str, rows: int) -> None:
+    """Q, K and V with numbers (614-752 px in one row) stand two a row in one figure no wider
+    than the column of 1280 x 720 zoomed to 150 %, their cells still at least 34 px, the colour
+    bar above them; without numbers (32 tokens, d_head 4) one row, whose box scrolls sideways."""
+    (spec,) = figure_pieces(opened("qkv", LINKS[link]), "qkv_map")
+    layout = spec["layout"]
+    assert len(spec["data"]) == 3
+    tops = {layout[f"yaxis{s}"]["domain"][1] for s in ("", "2", "3")}
+    assert len(tops) == rows
+    if rows > 1:
+        assert layout["width"] <= WRAP_PX
+        assert layout["coloraxis"]["colorbar"]["orientation"] == "h"
+        (box, *_) = plot_px(spec)
+        assert (box[1] - box[0]) / len(spec["data"][0]["x"]) >= 34
 
 
 def test_qkv_handmade_features_are_named_in_the_chosen_language() -> None:

@@ -229,6 +229,31 @@ def test_a_grid_wider_than_the_narrowest_column_comes_in_pieces_that_wrap() -> N
     assert len(grids.grid_figures(large, names, [names] * 4, list("abcd"))) == 1
 
 
+def test_a_grid_that_fits_two_a_row_at_slightly_smaller_cells_stays_one_figure() -> None:
+    """Chapter 9's four 5 × 5 patterns: two a row at 40 px cells and the bar beside them are
+    wider than the narrowest column; at 34-40 px cells with the colour bar lying above, two a
+    row fit it, so the grid stays one figure (one for the browser to draw, not four)."""
+    mats = [np.full((5, 5), k / 4) for k in range(4)]
+    titles = [f"head {k} · mixed · mean H = 0.4{k}" for k in range(4)]
+    style_ = {"x_title": "key", "y_title": "query", "scale_title": "probability"}
+    whole = grids.grid_figure(mats, TOKENS, [TOKENS] * 4, titles, **style_)
+    assert whole["layout"]["width"] > grids.WRAP_PX
+    (one,) = grids.grid_figures(mats, TOKENS, [TOKENS] * 4, titles, **style_)
+    layout = one["layout"]
+    assert layout["width"] <= grids.WRAP_PX
+    assert layout["coloraxis"]["colorbar"]["orientation"] == "h"  # above: it takes no width
+    boxes = plot_px(one)
+    sides = {round((right - left) / 5, 6) for left, right, _, _ in boxes}
+    assert len(sides) == 1 and grids.COMPACT_CELL_PX <= sides.pop() < 40
+    assert len({top for _, _, top, _ in boxes}) == 2  # two rows of two
+    # one x title, centred under the last row, none on the axes
+    assert all(layout[f"xaxis{s}"]["title"]["text"] == "" for s in ("", "2", "3", "4"))
+    assert [a["text"] for a in layout["annotations"]][-1] == "key"
+    assert layout["annotations"][-1]["x"] == pytest.approx(0.5)
+    for k, m in enumerate(mats):
+        np.testing.assert_array_equal(one["data"][k]["z"], m)
+
+
 def test_a_row_s_tick_labels_keep_room_from_the_next_row_s_titles() -> None:
     """Two rows of plots (one a row on a phone): between the first row's cells and the second
     row's cells stand the x labels (22 px level, more slanted), ROW_ROOM px, then the titles."""

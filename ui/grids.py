@@ -2,9 +2,10 @@
 
 The plots keep their cells' size (``Look.cells``): as many stand in a row as fit ROW_PX, the
 others in the next rows; a phone has one a row. A grid whose cells carry numbers and that is
-wider than the narrowest column a class's screen leaves (WRAP_PX) comes as pieces of as many
-plots as fit it (``grid_figures``), side by side where the column holds them and wrapping onto
-the next row where it does not. Any other grid wider than its column scrolls sideways in its
+wider than the narrowest column a class's screen leaves (WRAP_PX) is drawn to fit it, two plots
+a row at slightly smaller cells where they allow, or comes as pieces of as many plots as fit it
+(``grid_figures``), side by side where the column holds them and wrapping onto the next row
+where it does not. Any other grid wider than its column scrolls sideways in its
 own box (``ui.wire.show_figure``).
 """
 
@@ -26,6 +27,9 @@ ROW_PX = 820  # a row of plots at most this wide (px): the column of 1280 × 720
 # the narrowest chart box of a class's computer screen (px): 1280 × 720 zoomed to 150 % (521 px;
 # 1024 × 768 with the sidebar open gives 564)
 WRAP_PX = 516
+# the smallest cell (px, at a screen's scale) a grid takes to stand as one figure in WRAP_PX
+# rather than in pieces: the browser draws each figure from scratch on a change
+COMPACT_CELL_PX = 34
 PLOT_GAP = 28  # px between two plots of a row
 SUBTITLE_PX = 13  # a plot's title, above it
 ROW_ROOM = 26  # px between a row's x labels and the titles of the row under it: room to read
@@ -72,8 +76,11 @@ def grid_figures(
 ) -> list[Spec]:
     """The grid of ``grid_figure`` as figures that wrap: one figure when it fits WRAP_PX, when
     its cells carry no numbers (large settings: its box scrolls sideways) or on a phone (one
-    plot a row already); else pieces of as many plots as fit WRAP_PX with the colour bar, each a
-    row, all on the one colour scale, the colour bar beside the last. ``ui.wire.show_figures``
+    plot a row already); else one figure of two plots a row or more that fits WRAP_PX with
+    cells down to COMPACT_CELL_PX and the colour bar above them (chapter 9's four heads: one
+    figure for the browser to draw instead of four); else pieces of as many plots as fit
+    WRAP_PX with the colour bar, each a row, all on the one colour scale, the colour bar beside
+    the last. ``ui.wire.show_figures``
     stands them side by side, wrapping onto the next row where the column ends, so no column
     of a class's screen scrolls them sideways. ``style``: the rest of ``grid_figure``'s keywords.
     Shapes: mats N × [R, C]; rows R labels; cols N × C labels; titles N -> pieces.
@@ -91,6 +98,17 @@ def grid_figures(
     if look.phone or n == 1 or not number_px or whole["layout"]["width"] <= WRAP_PX:
         return [whole]
     scale_title = str(style.get("scale_title", ""))
+    # one figure no wider than WRAP_PX where two plots a row fit it, with cells down to
+    # COMPACT_CELL_PX and the colour bar lying above the plots
+    smallest = round(COMPACT_CELL_PX * look.scale)
+    for cell in range(_cells(look, rows, cols)[0], smallest - 1, -1):
+        plan = _plan(rows, cols, titles, look, scale_title, WRAP_PX, colour_bar=False, cell=cell)
+        if plan["fits"] >= 2:
+            k = min(per_row, n, plan["fits"])
+            one = grid_figure(
+                mats, rows, cols, titles, per_row=k, cell=cell, flat_bar=True, **common
+            )
+            return [one]
     fits = _plan(rows, cols, titles, look, scale_title, WRAP_PX, colour_bar=True)["fits"]
     k = max(1, min(per_row, n, fits))
     return [
@@ -124,11 +142,13 @@ def _plan(
     row_px: float,
     *,
     colour_bar: bool,
+    cell: int | None = None,
 ) -> dict[str, Any]:
-    """A grid's sizes (px): its cells, their numbers, the x labels' angle and height, the
-    titles (on two lines where longer than their plot) and their height, a plot's slot, the
-    margins, and how many slots fit ``row_px``."""
-    cell, number_px = _cells(look, rows, cols)
+    """A grid's sizes (px): its cells (``cell``, or the look's), their numbers, the x labels'
+    angle and height, the titles (on two lines where longer than their plot) and their height,
+    a plot's slot, the margins, and how many slots fit ``row_px``."""
+    looks_cell, number_px = _cells(look, rows, cols)
+    cell = cell or looks_cell
     grow = look.text_scale  # presenter mode's larger text: its labels and titles take more room
     most_cols = max(len(c) for c in cols)
     all_cols = [c for group in cols for c in group]
@@ -185,6 +205,8 @@ def grid_figure(
     colour_bar: bool = True,
     upright: bool = False,
     bound: float | None = None,
+    cell: int | None = None,
+    flat_bar: bool = False,
 ) -> Spec:
     """The heatmaps of ``mats`` as a grid of plots, at most ``per_row`` a row, in one figure.
 
@@ -192,7 +214,9 @@ def grid_figure(
     of all the matrices: one shared ``coloraxis`` and its colour bar on the right (above the
     plots when they stand one a row; none when not ``colour_bar``, for a piece of a grid whose
     bar another piece holds; upright beside a lone plot too when ``upright``, as in a piece of
-    ``grid_figures``, whose pieces share ``bound`` as b). Trace n sits on axes
+    ``grid_figures``, whose pieces share ``bound`` as b; lying above the plots when
+    ``flat_bar``, so that it takes no width: ``grid_figures``' compact grid, whose ``cell`` is
+    smaller than the look's). Trace n sits on axes
     x{n+1}/y{n+1} (plotly's names: x, x2, x3, ...), its title in an annotation above it. The
     token labels stand once, left of each row of plots; exact values on hover.
 
@@ -209,7 +233,16 @@ def grid_figure(
         zmax = bound or max((float(np.nanmax(np.abs(m))) for m in mats), default=1.0) or 1.0
         zmin = -zmax
     n = len(mats)
-    plan = _plan(rows, cols, titles, look, scale_title, row_px, colour_bar=colour_bar)
+    plan = _plan(
+        rows,
+        cols,
+        titles,
+        look,
+        scale_title,
+        row_px,
+        colour_bar=colour_bar and not flat_bar,
+        cell=cell,
+    )
     cell, number_px, tickangle = plan["cell"], plan["number_px"], plan["tickangle"]
     x_labels, titles, title_px = plan["x_labels"], plan["titles"], plan["title_px"]
     slot, margin, bar_r, fits = plan["slot"], plan["margin"], plan["bar_r"], plan["fits"]
@@ -282,14 +315,14 @@ def grid_figure(
     bar: dict[str, object] = {}
     if not colour_bar:  # a piece of a grid whose bar another piece holds
         pass
-    elif per_row > 1 or upright:  # the colour bar upright, right of the grid
+    elif (per_row > 1 or upright) and not flat_bar:  # the colour bar upright, right of the grid
         bar = {"x": 1.0, "xanchor": "left", "y": 1.0, "yanchor": "top", **BAR}
         bar.update(lenmode="pixels", len=max(inner_h, 100))
         if scale_title:
             bar["title"] = {"text": fit_lines(scale_title, inner_h / grow), "side": "right"}
             if "<br>" in bar["title"]["text"]:
                 margin["r"] += math.ceil(18 * grow)  # a second line beside the bar
-    else:  # one plot a row: lying above the plots, so they keep the column's width
+    else:  # one plot a row, or flat_bar: lying above the plots, so they keep their width
         bar = {"orientation": "h", "thickness": 12, "len": 1.0, "x": 0.5, "xanchor": "center"}
         bar.update(y=1.0 + (title_px + 8) / inner_h, yanchor="bottom", ypad=0)
         if scale_title:
@@ -297,15 +330,19 @@ def grid_figure(
         bar_lines = bar["title"]["text"].count("<br>") + 1 if scale_title else 0
         margin.update(t=margin["t"] + math.ceil((72 + 30 * bar_lines) * grow), r=16)  # measured
         # plotly lifts an x axis title into its tick labels when the colour bar lies flat: the
-        # title goes in an annotation under the last plot instead
+        # title goes in an annotation under the last row instead, one for the row's plots
         last = _axis_suffix(n - 1)
-        layout[f"xaxis{last}"]["title"] = {"text": ""}
+        for k in range(n):
+            layout[f"xaxis{_axis_suffix(k)}"]["title"] = {"text": ""}
         if x_title:
             low = layout[f"yaxis{last}"]["domain"][0]
+            first = _axis_suffix((n_rows - 1) * per_row)  # the last row's first plot
+            row_from = layout[f"xaxis{first}"]["domain"][0]
+            row_to = layout[f"xaxis{last}"]["domain"][1]
             annotations.append(
                 {
                     "text": x_title,
-                    "x": 0.5,
+                    "x": (row_from + row_to) / 2,  # centred under the last row's plots
                     "y": low,
                     "xref": "paper",
                     "yref": "paper",
