@@ -3,7 +3,7 @@
 TEXT = {
     "en": {
         "title": "2. Score every pair",
-        "intro": "Now we ask: how much does each query care about each key? The standard answer is a dot product. S is a [seq_len × seq_len] matrix. S[i][j] means: “how relevant is token j to token i?”",
+        "intro": "Now we ask: how much does each query care about each key? The standard answer is a dot product. S is a [T × T] matrix, T the number of tokens. S[i][j] means: “how relevant is token j to token i?”",
         "raw": "The heatmap shows the raw scores, before any mask: every cell is there, the future included. Scaling and the causal mask come at the next step.",
         "scores_map": "Raw scores S = Q·Kᵀ  [{t} × {t}]",
         "query": "query (who looks)",
@@ -21,7 +21,7 @@ TEXT = {
     },
     "fr": {
         "title": "2. Scorer chaque paire",
-        "intro": "On demande maintenant : à quel point chaque query s’intéresse à chaque key ? La réponse standard est un produit scalaire. S est une matrice [seq_len × seq_len]. S[i][j] signifie : « à quel point le token j est pertinent pour le token i ? »",
+        "intro": "On demande maintenant : à quel point chaque query s’intéresse à chaque key ? La réponse standard est un produit scalaire. S est une matrice [T × T], T le nombre de tokens. S[i][j] signifie : « à quel point le token j est pertinent pour le token i ? »",
         "raw": "La heatmap montre les scores bruts, avant tout masque : toutes les cases sont là, futur compris. La mise à l’échelle et le masque causal viennent à l’étape suivante.",
         "scores_map": "Scores bruts S = Q·Kᵀ  [{t} × {t}]",
         "query": "query (qui regarde)",
