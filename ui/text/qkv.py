@@ -3,7 +3,7 @@
 TEXT = {
     "en": {
         "title": "1. Project into Q, K, V",
-        "intro": "An attention head has three learned matrices: W_Q, W_K, W_V. Multiplying the input X by each one produces the queries, keys and values. The result is [seq_len × d_head]: each row of Q is one token’s query, each row of K its key, each row of V its value.",
+        "intro": "An attention head has three learned matrices: W_Q, W_K, W_V. Multiplying the input X by each one produces the queries, keys and values. The result is [T × d_head], T the number of tokens: each row of Q is one token’s query, each row of K its key, each row of V its value.",
         "intuition": "Intuition",
         "queries": "**Queries**: “what am I looking for?”",
         "keys": "**Keys**: “here is what I have”",
@@ -26,7 +26,7 @@ TEXT = {
     },
     "fr": {
         "title": "1. Projeter en Q, K, V",
-        "intro": "Une tête d’attention a trois matrices apprises : W_Q, W_K, W_V. Multiplier l’entrée X par chacune produit les queries, keys et values. Le résultat est [seq_len × d_head] : chaque ligne de Q est la query d’un token, chaque ligne de K sa key, chaque ligne de V sa value.",
+        "intro": "Une tête d’attention a trois matrices apprises : W_Q, W_K, W_V. Multiplier l’entrée X par chacune produit les queries, keys et values. Le résultat est [T × d_head], T le nombre de tokens : chaque ligne de Q est la query d’un token, chaque ligne de K sa key, chaque ligne de V sa value.",
         "intuition": "Intuition",
         "queries": "**Queries** : « qu’est-ce que je cherche ? »",
         "keys": "**Keys** : « voilà ce que j’ai »",
