@@ -12,8 +12,8 @@ from ui.exercise import your_turn
 from ui.frame import frame
 from ui.labels import feature_labels
 from ui.sections import lazy_tabs, show_code
-from ui.tables import matrix_table, shape_text, table_of
-from ui.text import num, translator
+from ui.tables import matrix_table, shape_text, styled, table_of
+from ui.text import translator
 from ui.text.code import TEXT
 
 EPS = llm.LN_EPS  # the chapter's eps; page 7 lets you vary it
@@ -36,11 +36,8 @@ largest = table_of(
     [t("largest")],
 )
 st.dataframe(
-    # French: the same two decimals of the mantissa, with a decimal comma
-    largest.style.format(lambda v: num(v, 2, "fr", "e")) if s.lang == "fr" else largest,
-    column_config={}
-    if s.lang == "fr"
-    else {t("largest"): st.column_config.NumberColumn(format="%.2e")},
+    # two decimals of the mantissa, as the prose writes them (a decimal comma in French)
+    styled(largest, s.lang, kinds={t("largest"): (2, "e")}),
     width="content",  # one column: its numbers beside the names they belong to
     key="differences",
 )
