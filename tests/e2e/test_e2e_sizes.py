@@ -313,5 +313,6 @@ def test_cells_numbers_and_chart_texts_stay_readable(
         if cells[name] and fonts[name]
     ]
     print("\n".join(summary))
-    assert len(summary) == len(screens), summary
+    if not ONLY:  # a run of chosen pages (E2E_PAGES=learned) may hold no chapter-sized heatmap
+        assert len(summary) == len(screens), summary
     assert found == [], "\n".join([*summary, *found])
