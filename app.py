@@ -7,13 +7,19 @@ from ui.frame import frame
 from ui.text import translator
 from ui.text.home import TEXT
 
+BEYOND_CSS = """<style>
+.st-key-beyond [data-testid="stPageLink-NavLink"] { align-items: flex-start; height: auto; }
+.st-key-beyond [data-testid="stPageLink-NavLink"] p { white-space: normal; line-height: 1.5; }
+</style>"""
+
 s = frame("home")
 t = translator(TEXT, s.lang)
 T, d, h, dh = len(s.lab.tokens), s.cfg.d_model, s.cfg.n_heads, s.cfg.d_head
 
 st.title(t("title"), anchor=False)
 st.subheader(t("tagline"), anchor=False)
-st.write(t("intro"))
+# presenter mode folds the sidebar away: its controls are in the bar at the top
+st.write(t("intro", where=t("where_bar" if s.present else "where_sidebar")))
 st.info(t("turn"), icon=":material/edit_note:")
 
 st.markdown(f"**{t('tokens')}**")
@@ -37,11 +43,16 @@ steps = [
     ("s_ln", "(resid − μ) / √(σ² + ε)", f"[{T} × {d}]", "page_layernorm"),
 ]
 columns = ("col_step", "col_formula", "col_shape", "col_page")
-rows = [(t(step), formula, shape, s.t(page)) for step, formula, shape, page in steps]
-st.dataframe(
+# the page by its number, as the navigation numbers it: the names made the table wider than
+# a 150 % zoom's column of 521 px, which cut the last column
+rows = [
+    (t(step), formula, shape, s.t(page).partition(".")[0]) for step, formula, shape, page in steps
+]
+# a static table: its cells wrap in a narrow column where a dataframe's were cut (its cells
+# are markdown: the formulas and shapes hold no markdown's marks)
+st.table(
     pa.table({t(name): list(column) for name, column in zip(columns, zip(*rows), strict=True)}),
     hide_index=True,
-    width="stretch",
 )
 st.page_link("pages/1_qkv.py", label=t("start"), icon=":material/play_arrow:")
 
@@ -55,8 +66,12 @@ BEYOND = [
     ("pages/8_depth.py", "beyond_depth", ":material/layers:"),
     ("pages/10_learned.py", "beyond_learned", ":material/school:"),
 ]
-for path, key, icon in BEYOND:
-    st.page_link(path, label=t(key), icon=icon)
+# a link's label stays on one line in Streamlit and was cut at the column's edge: these wrap,
+# their icon level with the first line
+st.html(BEYOND_CSS)
+with st.container(key="beyond"):
+    for path, key, icon in BEYOND:
+        st.page_link(path, label=t(key), icon=icon)
 
 with st.expander(t("caveat_title")):
     st.write(t("caveat"))

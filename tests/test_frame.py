@@ -194,7 +194,7 @@ def test_home_lists_tokens_and_shapes() -> None:
     at = open_page(HOME, text="The cat saw the cat.", d_model="12", n_heads="3")
     tokens = at.dataframe[0].value
     assert list(tokens.iloc[0]) == ["the", "cat", "saw", "the·2", "cat·2", "."]
-    steps = at.dataframe[1].value
+    steps = at.table[0].value
     assert "3 × [6 × 4]" in list(steps.iloc[:, 2])
     assert "[6 × 12]" in list(steps.iloc[:, 2])
 

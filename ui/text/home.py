@@ -4,7 +4,9 @@ TEXT = {
     "en": {
         "title": "Attention Lab",
         "tagline": "One attention sublayer, every step as live numbers you can read.",
-        "intro": "Attention is the mechanism that lets a token look at the other tokens. This lab builds it from the inside, on a toy sentence, following two chapters: one head by hand (chapter 8), then many heads, the residual connection and LayerNorm (chapter 9). Move the settings in the sidebar: every table, heatmap and statistic is recomputed, and the address bar holds them all, so a copied link shows the same numbers on any machine.",
+        "intro": "Attention is the mechanism that lets a token look at the other tokens. This lab builds it from the inside, on a toy sentence, following two chapters: one head by hand (chapter 8), then many heads, the residual connection and LayerNorm (chapter 9). Move the settings {where}: every table, heatmap and statistic is recomputed, and the address bar holds them all, so a copied link shows the same numbers on any machine.",
+        "where_sidebar": "in the sidebar",
+        "where_bar": "in the bar at the top",
         "turn": "Each lesson page ends with **Your turn**: the chapter's exercise cell. Write the step yourself in Python, on plain lists of lists, and press Check: your function runs on the page's settings and on hidden cases, and the navigation marks each cell you solve.",
         "tokens": "Your sentence as tokens",
         "steps": "The steps, with their shapes at the current settings",
@@ -36,7 +38,9 @@ TEXT = {
     "fr": {
         "title": "Attention Lab",
         "tagline": "Une sous-couche d’attention, chaque étape en nombres vivants qu’on peut lire.",
-        "intro": "L’attention est le mécanisme qui permet à un token de regarder les autres tokens. Ce labo la construit de l’intérieur, sur une phrase jouet, en suivant deux chapitres : une tête à la main (chapitre 8), puis plusieurs têtes, la connexion résiduelle et la LayerNorm (chapitre 9). Bouge les réglages dans la barre latérale : chaque tableau, heatmap et statistique est recalculé, et la barre d’adresse les garde tous, donc un lien copié montre les mêmes nombres sur n’importe quelle machine.",
+        "intro": "L’attention est le mécanisme qui permet à un token de regarder les autres tokens. Ce labo la construit de l’intérieur, sur une phrase jouet, en suivant deux chapitres : une tête à la main (chapitre 8), puis plusieurs têtes, la connexion résiduelle et la LayerNorm (chapitre 9). Bouge les réglages {where} : chaque tableau, heatmap et statistique est recalculé, et la barre d’adresse les garde tous, donc un lien copié montre les mêmes nombres sur n’importe quelle machine.",
+        "where_sidebar": "dans la barre latérale",
+        "where_bar": "dans la barre du haut",
         "turn": "Chaque page de leçon se termine par **À toi** : la cellule d’exercice du chapitre. Écris l’étape toi-même en Python, sur de simples listes de listes, et appuie sur Vérifier : ta fonction tourne sur les réglages de la page et sur des cas cachés, et la navigation marque chaque cellule résolue.",
         "tokens": "Ta phrase en tokens",
         "steps": "Les étapes, avec leurs formes pour les réglages actuels",

@@ -1,0 +1,49 @@
+"""AppTest tests of the home page: where the settings are, the steps' table.
+
+tests/e2e/test_e2e_fit.py measures the page in the browser."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ui.text.home import TEXT
+
+HOME = "../app.py"
+
+
+def opened(**params: str) -> AppTest:
+    at = AppTest.from_file(HOME, default_timeout=30)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def prose(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.main.markdown)
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_the_intro_names_the_sidebar_or_presenter_modes_bar(lang: str) -> None:
+    t = TEXT[lang]
+    screen, present = prose(opened(lang=lang)), prose(opened(lang=lang, present="true"))
+    assert t["intro"].format(where=t["where_sidebar"]) in screen
+    assert t["intro"].format(where=t["where_bar"]) in present
+    # presenter mode folds the sidebar away: its intro never sends the reader there
+    assert t["where_sidebar"] not in present and t["where_bar"] not in screen
+    assert "sidebar" not in present and "barre latérale" not in present
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_the_steps_table_names_each_page_by_its_number(lang: str) -> None:
+    # a static table (its cells wrap), the page column as short as the navigation's numbers:
+    # at 150 % zoom the page names made it wider than the 521 px column
+    at = opened(lang=lang, d_model="64", n_heads="16")
+    (steps,) = [table.value for table in at.main.table]
+    assert list(steps.columns) == [
+        TEXT[lang][c] for c in ("col_step", "col_formula", "col_shape", "col_page")
+    ]
+    assert list(steps.iloc[:, 3]) == ["1", "1", "2", "3", "4", "6", "6", "7", "7"]
+    assert "16 × [5 × 4]" in list(steps.iloc[:, 2])
