@@ -310,3 +310,37 @@ def test_the_depth_page_checks_the_recipe_on_its_own_layers() -> None:
         "other shapes."
     ]
     assert f"1 of {len(ex.CELLS)}" in sidebar_text(at)
+
+
+def test_the_editor_grows_with_its_starter_codes_lines() -> None:
+    from ui.exercise import CHROME_PX, EDITOR_PX, LINE_PX, WRAP_CHARS, editor_height, wrapped_lines
+
+    short, longer = (
+        "def f(x):\n    return x",
+        "def f(x):\n" + "    # a note\n" * 20 + "    return x",
+    )
+    assert editor_height(longer) > editor_height(short) == EDITOR_PX[0]  # a few lines: the least
+    assert editor_height("\n".join(["x = 1"] * 200)) == EDITOR_PX[1]  # longer: it scrolls
+    # a line longer than the narrowest column wraps there, and takes its lines
+    wide = "def f(x):\n" + ("    # " + "word " * 30 + "\n") * 8 + "    return x"
+    narrow = "def f(x):\n" + "    # word\n" * 8 + "    return x"
+    assert wrapped_lines(wide) == 2 + 8 * 3  # 156 characters: 3 lines of at most 57
+    assert editor_height(wide) >= CHROME_PX + LINE_PX * wrapped_lines(wide) > 320
+    assert editor_height(wide) > editor_height(narrow)
+    assert WRAP_CHARS == 57
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_every_editor_is_as_tall_as_its_starter_code(lang: str) -> None:
+    """Every line of the template shows, ``return`` included: on a 1280 × 720 screen at 150 %
+    (its lines wrapped at 57 characters, 20.16 px each) and in presenter mode (25.2 px);
+    tests/e2e/test_e2e_fit.py measures the boxes in the browser."""
+    from ui.exercise import CHROME_PX, EDITOR_PX, editor_height, wrapped_lines
+
+    for cell_id in CELLS:
+        template = CELLS[cell_id][lang]["template"]
+        height, lines = editor_height(template), len(template.splitlines())
+        assert height >= CHROME_PX + 20.16 * wrapped_lines(template), cell_id
+        assert height >= 1.25 * CHROME_PX + 25.2 * lines, cell_id
+        assert height < EDITOR_PX[1], cell_id  # none of them scrolls
+        assert height > 320 or lines < 12, cell_id  # the old box cut 13 lines or more

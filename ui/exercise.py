@@ -7,8 +7,10 @@ mark the solved cells and a reload brings the code and the ✓ back.
 
 from __future__ import annotations
 
+import math
 import re
 import secrets
+import textwrap
 from typing import Any
 
 import streamlit as st
@@ -34,7 +36,27 @@ _EDITOR_CSS = """<style>
      comments at its right edge); the code itself keeps its lines and its indentation */
   white-space: pre-wrap; overflow-wrap: anywhere;
 }
+/* where the browser sizes a box to its text, the box is as tall as the code at any width and
+   type size, within a few lines and one screen; elsewhere it keeps editor_height's height */
+@supports (field-sizing: content) {
+  [class*="st-key-code_"] [data-testid="stTextArea"],
+  [class*="st-key-code_"] [data-testid="stTextAreaRootElement"] { height: auto !important; }
+  [class*="st-key-code_"] textarea {
+    field-sizing: content; height: auto !important; min-height: 6lh; max-height: 36rem;
+  }
+}
 </style>"""
+# The editor's height (px) holds its starter code, every line of it, on the screens a class
+# uses: the box cut the template's last lines (its ``return``) with no sign that it scrolls.
+# On a computer's screen a line is 0.9rem × 1.4 = 20.16 px and the narrowest column, 1280 × 720
+# at 150 % with the sidebar open, has 519 px for the box: 495 px of text, 57 characters of
+# Source Code Pro (0.6 em each) before a line wraps. Presenter mode's 20 px rem makes each line
+# 25.2 px in a column twice as wide: the lines do not wrap. The box takes the larger height.
+LINE_PX = 20.16
+WRAP_CHARS = 57
+PRESENT_GROWTH = 1.25  # presenter mode's rem (20 px) over the screen's 16 px
+CHROME_PX = 28 + 2 + 24  # the label above the box, its border and its padding
+EDITOR_PX = (160, 720)  # the box's least and largest height: a few lines, one screen
 
 
 def your_turn(
@@ -67,7 +89,7 @@ def your_turn(
         t("editor"),
         value=texts["template"],
         key=key,
-        height=320,
+        height=editor_height(texts["template"]),
         max_chars=sandbox.MAX_SOURCE,
         help=t("editor_help"),
         persist_state="session",
@@ -104,6 +126,25 @@ def your_turn(
             st.caption(t("solution_caption", module=cell.solution[-1].__module__))
             st.code(cell.solution_source(), language="python")
     st.caption(t("language", calls=_calls()))
+
+
+def wrapped_lines(code: str, width: int = WRAP_CHARS) -> int:
+    """How many lines ``code`` takes in a box ``width`` characters wide that wraps long lines
+    at spaces (CSS ``pre-wrap``), a word longer than the box broken anywhere."""
+    return sum(
+        len(textwrap.wrap(line, width, replace_whitespace=False, break_on_hyphens=False)) or 1
+        for line in code.split("\n")
+    )
+
+
+def editor_height(code: str) -> int:
+    """The editor's height (px) that shows all of ``code``: its lines wrapped in the narrowest
+    computer screen's column, or its lines at presenter mode's size, whichever is taller;
+    within EDITOR_PX (a longer code scrolls in the box)."""
+    screen = CHROME_PX + LINE_PX * wrapped_lines(code)
+    present = PRESENT_GROWTH * (CHROME_PX + LINE_PX * len(code.split("\n")))
+    least, most = EDITOR_PX
+    return min(most, max(least, math.ceil(max(screen, present)) + 4))
 
 
 def _calls() -> str:
