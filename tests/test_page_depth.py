@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import llm
-from tests.apptest_pages import SENTENCE_32, array_of, figure, link_opener, z_of
+from tests.apptest_pages import SENTENCE_32, array_of, figure, figure_pieces, link_opener
 
 PAGE = "../pages/8_depth.py"
 CHAPTER_9 = llm.AttentionConfig(d_model=8, n_heads=4, seed=0)
@@ -30,6 +30,16 @@ def body(at: AppTest) -> str:
 def lines(at: AppTest, key: str) -> dict[str, np.ndarray]:
     """The y values of a line chart, by series name (None -> NaN)."""
     return {trace["name"]: array_of(trace["y"]) for trace in figure(at, key)["data"]}
+
+
+def rows(at: AppTest) -> list[np.ndarray]:
+    """The token rows' heatmaps (entering layer 0, leaving the stack), over the grid's pieces."""
+    return [
+        array_of(trace["z"])
+        for piece in figure_pieces(at, "rows")
+        for trace in piece["data"]
+        if trace["type"] == "heatmap"
+    ]
 
 
 def test_the_charts_carry_the_stack_numbers() -> None:
@@ -79,8 +89,13 @@ def test_one_layer_reads_as_one_layer() -> None:
 def test_the_token_rows_of_the_chosen_variant() -> None:
     at = opened(layers="5", variant="pre_ln")
     st = llm.depth_stack(CHAPTER_9, TOKENS, 5, "pre_ln")
-    np.testing.assert_allclose(z_of(figure(at, "rows"), 0), st.x[0] / st.rms[0], rtol=1e-15)
-    np.testing.assert_allclose(z_of(figure(at, "rows"), 1), st.x[5] / st.rms[5], rtol=1e-15)
+    entering, leaving = rows(at)
+    np.testing.assert_allclose(entering, st.x[0] / st.rms[0], rtol=1e-15)
+    np.testing.assert_allclose(leaving, st.x[5] / st.rms[5], rtol=1e-15)
+    # at the chapter's 5 × 8 the two heatmaps are pieces that wrap: one under the other in a
+    # 150 % zoom's 521 px column (one figure of both was cut at its edge), each narrower
+    pieces = figure_pieces(at, "rows")
+    assert len(pieces) == 2 and all(piece["layout"]["width"] <= 516 for piece in pieces)
     assert [t["line"]["width"] for t in figure(at, "grad")["data"]] == [1.8, 1.8, 1.8, 3.5]
     assert len(lines(at, "rms")["none"]) == 6
 
@@ -124,7 +139,7 @@ def test_moving_the_controls_changes_the_charts() -> None:
     want = llm.depth_stack(CHAPTER_9, TOKENS, 3, "residual")
     np.testing.assert_allclose(lines(at, "grad")["residual"], want.grad_norm, rtol=1e-15)
     at.radio(key="variant").set_value("residual").run()
-    np.testing.assert_allclose(z_of(figure(at, "rows"), 1), want.x[3] / want.rms[3], rtol=1e-15)
+    np.testing.assert_allclose(rows(at)[1], want.x[3] / want.rms[3], rtol=1e-15)
 
 
 def test_one_token() -> None:
@@ -137,7 +152,7 @@ def test_the_largest_setting() -> None:
     cfg = llm.AttentionConfig(64, 16, 0)
     st = llm.depth_stack(cfg, llm.tokenize(SENTENCE_32), 24, "post_ln")
     np.testing.assert_allclose(lines(at, "grad")["post_ln"], st.grad_norm, rtol=1e-15)
-    assert z_of(figure(at, "rows"), 1).shape == (32, 64)
+    assert rows(at)[1].shape == (32, 64)
 
 
 def test_layer_chart_axes() -> None:

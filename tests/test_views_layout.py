@@ -413,11 +413,11 @@ def test_presenter_mode_draws_line_and_bar_chart_text_at_the_heatmaps_sizes() ->
         assert big[axis]["title"]["font"] == {"size": 19}, axis
     assert big["legend"]["font"] == {"size": 16} and big["hoverlabel"]["font"] == {"size": 19}
     sizes = [a["font"]["size"] for a in big["annotations"]]
-    assert sizes == [17, 15, 17, 15]  # plot titles 17, the level's and the mark's notes 15
+    assert sizes == [17, 17]  # plot titles 17; the level's and the mark's labels: the legend
     for side in "lrtb":  # the margins grow with the text they hold
         assert big["margin"][side] > screen["margin"][side], side
     assert "font" not in screen and "tickfont" not in screen["xaxis"]
-    assert [a["font"]["size"] for a in screen["annotations"]] == [13, 11, 13, 11]
+    assert [a["font"]["size"] for a in screen["annotations"]] == [13, 13]
 
     series = {"avant": [0.1, -0.2, 0.3], "après": [0.0, 0.0, 0.0]}
     cats = ["le", "chat", "dort"]

@@ -2,8 +2,10 @@
 
 Each series keeps its colour (and one legend entry) across the plots, so "with √d_k" reads the
 same in every plot; an optional dashed vertical line marks one x (the lab's own d_k, the chosen
-training step). A plot's y axis is linear or logarithmic (when its values span decades: the depth
-page's activations and gradients), and one series may be drawn thicker, the one the page is about.
+training step). A dotted level's label and the mark's are legend entries, under the plots: a
+note beside its line sat on the line, on a gridline or on a curve that reaches it. A plot's y
+axis is linear or logarithmic (when its values span decades: the depth page's activations and
+gradients), and one series may be drawn thicker, the one the page is about.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ NARROWEST = {False: 500.0, True: 350.0}
 PRESENT_NARROWEST = 800.0
 MARGIN = {"l": 72, "r": 16}  # y tick labels of up to four characters and the y axis title
 GAP_PX = 72  # between two plots of a row: the right one's y tick labels and axis title
+Y_STANDOFF = 12  # px between a plot's y tick labels and its y axis title (the style's 24 put
+# the right plot's title against the left plot at a 150 % zoom's column)
 BELOW_PX = 58  # under a row's plots: the x tick labels and the x axis title
 TITLE_PX = 17  # one line of a plot's title (13 px, bold)
 LEGEND_PX = 24  # one row of the legend
@@ -81,10 +85,10 @@ class Panel:
     from_zero: bool = True
 
 
-def _y_axis(panel: Panel, log: bool) -> dict:
+def _y_axis(panel: Panel, log: bool, standoff: int = Y_STANDOFF) -> dict:
     """A plot's y axis; a log one spanning a decade or more labels its decades only (10⁻¹, 10⁰,
     10¹, ...): plotly's small "2" and "5" between them touch the decades' labels."""
-    axis: dict = {"title": {"text": panel.y_title}}
+    axis: dict = {"title": {"text": panel.y_title, "standoff": standoff}}
     if log:
         axis.update(type="log", exponentformat="power")
         if spans_decades(panel.series, 1.0):
@@ -152,9 +156,17 @@ def line_panels(
     titles = [
         wrap(panel.title, room[j], ts) if panel.title else [] for j, panel in enumerate(panels)
     ]
-    top_px = grow(34) + title_px * (max(1, *map(len, titles)) - 1)
+    # every plot of the figure keeps the room of the longest title above it, its first line at
+    # the same height: a shorter title leaves a gap under it, and the plots' tops stay level
+    lines = max(1, *map(len, titles))
+    top_px = grow(34) + title_px * (lines - 1)
+    title_shift = grow(6) + title_px * lines + 2  # px above the plot: the title's top
     names = list(dict.fromkeys(name for panel in panels for name in panel.series))
-    legend_px = legend_row * legend_rows(names, narrowest, ts) if len(names) > 1 else 0
+    # the dotted levels' and the mark's labels are legend entries, after the series
+    marks = list(dict.fromkeys(label for panel in panels for _, label in panel.levels if label))
+    marks += [mark[1]] if mark is not None and mark[1] else []
+    entries = (names if len(names) > 1 else []) + marks
+    legend_px = legend_row * legend_rows(entries, narrowest, ts) if entries else 0
     bottom_px = below_px + legend_px + 20
     paper_px = height * rows - top_px - bottom_px  # the plots' area, gaps between rows included
     row_gap = (below_px + top_px) / paper_px if rows > 1 else 0.0
@@ -177,7 +189,7 @@ def line_panels(
         layout[f"yaxis{suffix}"] = {
             "domain": [top - tall, top],
             "anchor": f"x{suffix}",
-            **_y_axis(panel, log),
+            **_y_axis(panel, log, grow(Y_STANDOFF)),
         }
         if panel.title:
             notes.append(
@@ -187,7 +199,8 @@ def line_panels(
                     "xanchor": "left",
                     "xref": "paper",
                 }
-                | {"y": top, "yanchor": "bottom", "yref": "paper", "showarrow": False, "yshift": 6}
+                | {"y": top, "yanchor": "top", "yref": "paper", "showarrow": False}
+                | {"yshift": title_shift}
                 | {"font": {"size": 13}, "align": "left"}
             )
         for name, values in panel.series.items():
@@ -201,7 +214,7 @@ def line_panels(
                 "y": _ys(values, log),
                 "name": name,
                 "legendgroup": name,
-                "showlegend": first,
+                "showlegend": first and len(names) > 1,
                 "line": {"color": colour, "width": WIDTH[thick]},
                 "xaxis": f"x{suffix}",
                 "yaxis": f"y{suffix}",
@@ -215,18 +228,14 @@ def line_panels(
                 {"type": "line", "line": {"color": MUTED, "dash": "dot", "width": 1}}
                 | {"xref": f"x{suffix} domain", "x0": 0, "x1": 1}
                 | {"yref": f"y{suffix}", "y0": y, "y1": y}
-            )
-            notes.append(
-                {"text": label, "x": 1, "xanchor": "right", "xref": f"x{suffix} domain"}
-                | {"y": y, "yanchor": "bottom", "yref": f"y{suffix}", "showarrow": False}
-                | {"font": {"color": MUTED, "size": 11}}
+                | _entry(label, shapes)
             )
     layout.update(
         shapes=shapes,
         annotations=notes,
         height=height * rows,
         margin=margin_lr | {"t": top_px, "b": bottom_px},
-        showlegend=len(colours) > 1,
+        showlegend=bool(entries),
         # under the last row's x axis title, where no plot's text reaches
         legend={"orientation": "h", "x": 0, "xanchor": "left", "yanchor": "top"}
         | {"y": -below_px / paper_px},
@@ -240,25 +249,32 @@ def line_panels(
     return spec if mark is None else marked(spec, *mark, look=look)
 
 
+def _entry(label: str, shapes: Sequence[dict]) -> dict:
+    """A line shape's legend entry: its label, once in a figure (the lines of one label are a
+    legend group, shown and hidden together); nothing for no label."""
+    if not label:
+        return {}
+    first = all(shape.get("legendgroup") != label for shape in shapes)
+    return {"name": label, "legendgroup": label, "showlegend": first}
+
+
 def marked(spec: Spec, x: float, label: str = "", *, look: Look = PLAIN) -> Spec:
-    """A copy of a ``line_panels`` figure with a dashed vertical line at ``x`` in every plot,
-    ``label`` beside it in the first one (the same x in all of them, at ``look``'s size); the
-    traces are shared."""
+    """A copy of a ``line_panels`` figure with a dashed vertical line at ``x`` in every plot
+    (the same x in all of them), ``label`` its legend entry (``line_panels(mark=...)`` keeps a
+    legend row for it; ``look`` is the legend's); the traces are shared."""
     panels = sorted(k[5:] for k in spec["layout"] if k.startswith("xaxis"))
-    shapes = [
-        {"type": "line", "line": {"color": MUTED, "dash": "dash", "width": 1}}
-        | {"xref": f"x{suffix}", "x0": x, "x1": x}
-        | {"yref": f"y{suffix} domain", "y0": 0, "y1": 1}
-        for suffix in panels
-    ]
-    note = (
-        {"text": label, "x": x, "xanchor": "left", "xref": "x"}
-        | {"y": 1, "yanchor": "top", "yref": "y domain", "showarrow": False}
-        | {"font": {"color": MUTED, "size": look.text_px(11)}, "xshift": 3}
-    )
     layout = spec["layout"]
-    layout = layout | {
-        "shapes": [*layout["shapes"], *shapes],
-        "annotations": [*layout["annotations"], note],
-    }
+    shapes = list(layout["shapes"])
+    for suffix in panels:
+        shapes.append(
+            {"type": "line", "line": {"color": MUTED, "dash": "dash", "width": 1}}
+            | {"xref": f"x{suffix}", "x0": x, "x1": x}
+            | {"yref": f"y{suffix} domain", "y0": 0, "y1": 1}
+            | _entry(label, shapes)
+        )
+    layout = layout | {"shapes": shapes}
+    if label:
+        layout |= {"showlegend": True}
+        if look.text_scale != 1.0 and "font" not in layout.get("legend", {}):
+            layout["legend"] = {**layout.get("legend", {}), "font": {"size": look.text_px(12)}}
     return fast_figure(spec["data"], layout)

@@ -16,7 +16,7 @@ import streamlit as st
 
 import llm
 from ui.compute import frozen
-from ui.grids import grid_figure
+from ui.grids import grid_figures
 from ui.labels import feature_labels
 from ui.lines import Panel, line_panels
 from ui.style import Look
@@ -67,7 +67,8 @@ def depth_figures(
 ) -> dict[str, Spec]:
     """The page's figures for one setting, by key: the RMS, the similarity beside the distance
     from rank one, the gradient (one line per variant, ``variant`` bold), and the token rows of
-    ``variant`` entering layer 0 and leaving the stack (read-only, shared)."""
+    ``variant`` entering layer 0 and leaving the stack, as the pieces of ``grid_figures`` under
+    ``rows``, ``rows-1`` (read-only, shared)."""
     t = translator(TEXT, lang)
     look = Look(lang=lang, phone=phone, scale=scale)
     setting = {"text": text, "d_model": d_model, "n_heads": n_heads, "seed": seed}
@@ -100,19 +101,22 @@ def depth_figures(
             Panel(t("sim_right"), t("collapse_y"), quantity("collapse"), log=True),
         ),
         "grad": chart(Panel(t("grad_title"), t("grad_y"), quantity("grad_norm"), log=None)),
-        "rows": grid_figure(
-            [chosen.x[0] / chosen.rms[0], chosen.x[n_layers] / chosen.rms[n_layers]],
-            llm.token_labels(llm.tokenize(text)),
-            [feature_labels(d_model)] * 2,
-            [
-                t("rows_in", rms=rms_in),
-                t("rows_out", n_layers=layers_text, variant=t(f"name_{variant}"), rms=rms_out),
-            ],
-            look=look,
-            signed=True,
-            x_title=t("feature"),
-            y_title=t("token"),
-            per_row=2,
-        ),
     }
+    # the two token-row heatmaps in pieces that wrap (ui.grids.grid_figures): side by side in a
+    # wide column, one under the other in a 150 % zoom's, where one figure was cut at its edge
+    rows = grid_figures(
+        [chosen.x[0] / chosen.rms[0], chosen.x[n_layers] / chosen.rms[n_layers]],
+        llm.token_labels(llm.tokenize(text)),
+        [feature_labels(d_model)] * 2,
+        [
+            t("rows_in", rms=rms_in),
+            t("rows_out", n_layers=layers_text, variant=t(f"name_{variant}"), rms=rms_out),
+        ],
+        look=look,
+        signed=True,
+        x_title=t("feature"),
+        y_title=t("token"),
+        per_row=2,
+    )
+    figures |= {f"rows-{k}" if k else "rows": piece for k, piece in enumerate(rows)}
     return {key: keep(fig) for key, fig in figures.items()}
