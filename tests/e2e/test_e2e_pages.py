@@ -21,6 +21,7 @@ from tests.e2e.harness import (
     wait_heatmap,
 )
 from ui.frame import PAGES
+from ui.grids import COMPACT_CELL_PX
 from ui.text.common import TEXT as FRAME_TEXT
 from ui.text.concat import TEXT as CONCAT_TEXT
 
@@ -93,8 +94,10 @@ GRID_JS = """() => {
     // the grid's figures: one, or its pieces that wrap
     const gds = document.querySelectorAll('.st-key-figs-patterns .js-plotly-plot');
     return [...gds].flatMap(gd => { const full = gd._fullLayout;
-        return gd._fullData.map(t => ({x: full[t.xaxis.replace('x', 'xaxis')]._length,
-                                       y: full[t.yaxis.replace('y', 'yaxis')]._length})); });
+        const top = gd.getBoundingClientRect().top;
+        return gd._fullData.map(t => { const y = full[t.yaxis.replace('y', 'yaxis')];
+            return {x: full[t.xaxis.replace('x', 'xaxis')]._length, y: y._length,
+                    top: top + y._offset}; }); });
 }"""
 
 
@@ -102,8 +105,8 @@ GRID_JS = """() => {
 def test_grid_of_heads_stacks_on_a_phone(
     browser: Browser, server: Server, agent: str | None
 ) -> None:
-    """Page 5's four heads: one plot a row on a phone, as many side by side as fit on a
-    computer; every plot 5 cells of 28 px (phone) or 40 px square."""
+    """Page 5's four heads: one plot a row on a phone, two a row in one figure on a computer
+    (the narrowest column's width); every plot 5 square cells of 28 px (phone) or 34-40 px."""
     session = new_session(
         browser, server.url, viewport=PHONE if agent else (1280, 900), user_agent=agent
     )
@@ -111,9 +114,14 @@ def test_grid_of_heads_stacks_on_a_phone(
         session.open("/heads")
         plots = session.page.evaluate(GRID_JS)
         assert len(plots) == 4
-        side = 5 * (28 if agent else 40)  # 5 tokens of square cells
-        for plot in plots:
-            assert abs(plot["x"] - side) <= 1 and abs(plot["y"] - side) <= 1, plots
+        for plot in plots:  # 5 tokens of square cells
+            assert abs(plot["x"] - plot["y"]) <= 1, plots
+            if agent:
+                assert abs(plot["x"] - 5 * 28) <= 1, plots
+            else:
+                assert 5 * COMPACT_CELL_PX - 1 <= plot["x"] <= 5 * 40 + 1, plots
+        if not agent:  # two a row
+            assert len({round(plot["top"]) for plot in plots}) == 2, plots
         if agent:
             main = session.page.locator("[data-testid='stMain']")
             assert main.evaluate("el => el.scrollWidth <= el.clientWidth")
