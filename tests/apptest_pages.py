@@ -144,6 +144,18 @@ def shown_text(at: AppTest) -> str:
     return "\n".join(p.value for p in parts)
 
 
+def open_link(path: str, **params: str) -> AppTest:
+    """A page file (``path`` relative to tests/) opened as a shared link opens it: its URL
+    values set before the first run, a fresh run each call (its widgets can be moved after);
+    the run must not raise."""
+    at = AppTest.from_file(path, default_timeout=30)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
 @functools.cache
 def _linked(path: str, link: tuple[tuple[str, str], ...]) -> AppTest:
     at = AppTest.from_file(path, default_timeout=60)

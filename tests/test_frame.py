@@ -8,6 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import llm
+from tests.apptest_pages import open_link
 from ui.text import num
 
 HOME = "../app.py"
@@ -16,12 +17,7 @@ PAGE = "../pages/3_softmax.py"
 
 def open_page(path: str = HOME, **params: str) -> AppTest:
     """Open a page as a shared link does: URL values set before the first run."""
-    at = AppTest.from_file(path, default_timeout=30)
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return open_link(path, **params)
 
 
 def widget(at: AppTest, key: str):

@@ -7,18 +7,10 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.apptest_pages import open_link
 from ui.text.home import TEXT
 
 HOME = "../app.py"
-
-
-def opened(**params: str) -> AppTest:
-    at = AppTest.from_file(HOME, default_timeout=30)
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.run()
-    assert not at.exception, at.exception
-    return at
 
 
 def prose(at: AppTest) -> str:
@@ -28,7 +20,10 @@ def prose(at: AppTest) -> str:
 @pytest.mark.parametrize("lang", ["en", "fr"])
 def test_the_intro_names_the_sidebar_or_presenter_modes_bar(lang: str) -> None:
     t = TEXT[lang]
-    screen, present = prose(opened(lang=lang)), prose(opened(lang=lang, present="true"))
+    screen, present = (
+        prose(open_link(HOME, lang=lang)),
+        prose(open_link(HOME, lang=lang, present="true")),
+    )
     assert t["intro"].format(where=t["where_sidebar"]) in screen
     assert t["intro"].format(where=t["where_bar"]) in present
     # presenter mode folds the sidebar away: its intro never sends the reader there
@@ -40,7 +35,7 @@ def test_the_intro_names_the_sidebar_or_presenter_modes_bar(lang: str) -> None:
 def test_the_steps_table_names_each_page_by_its_number(lang: str) -> None:
     # a static table (its cells wrap), the page column as short as the navigation's numbers:
     # at 150 % zoom the page names made it wider than the 521 px column
-    at = opened(lang=lang, d_model="64", n_heads="16")
+    at = open_link(HOME, lang=lang, d_model="64", n_heads="16")
     (steps,) = [table.value for table in at.main.table]
     assert list(steps.columns) == [
         TEXT[lang][c] for c in ("col_step", "col_formula", "col_shape", "col_page")

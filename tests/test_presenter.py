@@ -13,6 +13,7 @@ import zxingcpp
 from streamlit.testing.v1 import AppTest
 
 import llm
+from tests.apptest_pages import open_link
 from ui.presenter import base_address, class_link, link_params
 from ui.qr import qr_svg
 
@@ -121,18 +122,11 @@ def shown_qr(at: AppTest) -> tuple[str, np.ndarray]:
     return svg, modules(svg)
 
 
-def opened(path: str, **params: str) -> AppTest:
-    at = AppTest.from_file(path, default_timeout=30)
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
 def test_presenter_mode_shows_the_class_link_and_its_qr_code() -> None:
     sentence = "le chat & la souris"
-    at = opened(MIX, present="true", lang="fr", d_model="6", n_heads="2", token="1", text=sentence)
+    at = open_link(
+        MIX, present="true", lang="fr", d_model="6", n_heads="2", token="1", text=sentence
+    )
     # AppTest has no browser address and no headers: the link falls back to localhost
     expected = (
         "http://localhost:8501/mix?lang=fr&text=le%20chat%20%26%20la%20souris"
@@ -146,13 +140,13 @@ def test_presenter_mode_shows_the_class_link_and_its_qr_code() -> None:
     np.testing.assert_array_equal(grid, want)
     assert "present" not in parse_qs(urlsplit(expected).query)
     # the link opens the same numbers: the same settings, without presenter mode
-    again = opened(MIX, **{k: v[0] for k, v in parse_qs(urlsplit(expected).query).items()})
+    again = open_link(MIX, **{k: v[0] for k, v in parse_qs(urlsplit(expected).query).items()})
     assert again.session_state["text"] == sentence and again.session_state["token"] == 1
     assert not again.get("image") and not again.warning
 
 
 def test_the_bar_carries_the_four_controls_and_the_pages_around() -> None:
-    at = opened(MIX, present="true")
+    at = open_link(MIX, present="true")
     (bar, *_) = at.main.children.values()
     keys = {w.key for w in (*bar.slider, *bar.selectbox, *bar.number_input, *bar.toggle)}
     assert keys == {"d_model", "n_heads", "seed", "present"}
@@ -167,7 +161,7 @@ def test_the_bar_carries_the_four_controls_and_the_pages_around() -> None:
 
 
 def test_a_page_with_its_own_model_keeps_the_settings_out_of_the_bar() -> None:
-    at = opened(LEARNED, present="true", d_model="16", seed="7")
+    at = open_link(LEARNED, present="true", d_model="16", seed="7")
     (bar, *_) = at.main.children.values()
     assert {w.key for w in (*bar.slider, *bar.selectbox, *bar.number_input)} == set()
     assert [w.key for w in bar.toggle] == ["present"]
@@ -179,7 +173,7 @@ def test_a_page_with_its_own_model_keeps_the_settings_out_of_the_bar() -> None:
 
 
 def test_presenter_mode_goes_off_with_its_switch() -> None:
-    at = opened(HOME, present="true")
+    at = open_link(HOME, present="true")
     assert at.get("image")
     at.toggle(key="present").set_value(False).run()
     assert not at.get("image") and at.sidebar.slider(key="d_model")
@@ -194,7 +188,7 @@ def test_presenter_mode_goes_off_with_its_switch() -> None:
     ],
 )
 def test_a_bad_present_value_is_repaired_like_the_others(lang: str, fragment: str) -> None:
-    at = opened(HOME, present="yes", lang=lang)
+    at = open_link(HOME, present="yes", lang=lang)
     assert fragment in "\n".join(w.value for w in at.warning)
     assert at.session_state["present"] is False and not at.get("image")
 
@@ -202,7 +196,7 @@ def test_a_bad_present_value_is_repaired_like_the_others(lang: str, fragment: st
 def test_a_link_too_long_for_a_qr_code_is_still_written_out() -> None:
     # 30 words of 12 CJK letters: 389 characters, 30 tokens, and each letter 9 in the link
     long_words = " ".join(["漢字漢字漢字漢字漢字漢字"] * 30)
-    at = opened(MIX, present="true", lang="fr", text=long_words)
+    at = open_link(MIX, present="true", lang="fr", text=long_words)
     assert not at.get("image")
     (note,) = [i.value for i in at.info if "trop long pour un QR code" in i.value]
     (code,) = at.code

@@ -7,6 +7,7 @@ import math
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.apptest_pages import open_link
 from ui.text import md_escape
 from ui.url_values import Choice, Flag, FloatRange, IntRange, Refused, Sizes
 
@@ -72,15 +73,6 @@ def test_choice_reads_the_widget_spelling() -> None:
     assert refusal(scale, "[x](y)")[1]["value"] == r"\[x\]\(y\)"
 
 
-def opened(path: str, **params: str) -> AppTest:
-    at = AppTest.from_file(path, default_timeout=30)
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
 def warning_text(at: AppTest) -> str:
     return "\n".join(w.value for w in at.warning)
 
@@ -107,7 +99,7 @@ def warning_text(at: AppTest) -> str:
     ],
 )
 def test_bad_token_is_reported_with_the_shared_settings(lang: str, raw: str, expected: str) -> None:
-    at = opened(MIX, lang=lang, token=raw, d_model="abc")
+    at = open_link(MIX, lang=lang, token=raw, d_model="abc")
     (warning,) = at.warning  # one box for the shared setting and the page's own value
     title = "Some settings were changed" if lang == "en" else "Certains réglages ont été remplacés"
     assert warning.value.startswith(title)
@@ -118,23 +110,23 @@ def test_bad_token_is_reported_with_the_shared_settings(lang: str, raw: str, exp
 
 
 def test_token_range_is_the_repaired_sentence() -> None:
-    two = opened(MIX, text="the cat", token="3")
+    two = open_link(MIX, text="the cat", token="3")
     assert "**token** = 3 is outside 0–1, the positions of this sentence; using 1." in warning_text(
         two
     )
     assert two.session_state["token"] == 1
-    ok = opened(MIX, text="the cat", token="0")
+    ok = open_link(MIX, text="the cat", token="0")
     assert not ok.warning and ok.session_state["token"] == 0
     assert ok.query_params["token"] == ["0"] or ok.query_params["token"] == "0"
     # an empty sentence is replaced by the 5-token default first, so token 4 exists again
-    empty = opened(MIX, text="", token="4")
+    empty = open_link(MIX, text="", token="4")
     assert "The sentence is empty" in warning_text(empty)
     assert "**token**" not in warning_text(empty)
     assert empty.session_state["token"] == 4
 
 
 def test_token_left_behind_by_a_shorter_sentence_says_so_once() -> None:
-    at = opened(MIX, lang="fr", token="3")
+    at = open_link(MIX, lang="fr", token="3")
     at.text_input(key="text").set_value("le chat").run()
     (info,) = at.main.info
     assert (
@@ -146,7 +138,7 @@ def test_token_left_behind_by_a_shorter_sentence_says_so_once() -> None:
 
 
 def test_eps_is_declared_on_page_7_only() -> None:
-    at = opened(LAYERNORM, lang="fr", eps="banana")
+    at = open_link(LAYERNORM, lang="fr", eps="banana")
     (warning,) = at.warning
     shown = warning.value.replace("\u00a0", " ")  # French puts no-break spaces around « »
     assert "**eps** = « banana » n’est pas parmi les valeurs proposées (1e-12 ; 1e-11 ;" in shown
@@ -154,8 +146,8 @@ def test_eps_is_declared_on_page_7_only() -> None:
     assert "1e-9 ; 1e-8 ; 1e-7 ; 1e-6 ; 1e-5 ; 0,0001 ; 0,001 ; 0,01 ; 0,1 ; 1) ;" in shown
     assert shown.rstrip().endswith("on prend 1e-5.")
     assert at.select_slider(key="eps").value == 1e-5
-    assert not opened(LAYERNORM, eps="0.001").warning
-    on_mix = opened(MIX, eps="0.001")  # page 4 declares no eps: an unknown setting there
+    assert not open_link(LAYERNORM, eps="0.001").warning
+    on_mix = open_link(MIX, eps="0.001")  # page 4 declares no eps: an unknown setting there
     assert "**eps** is not a setting of this lab" in warning_text(on_mix)
 
 
@@ -171,7 +163,7 @@ def test_eps_is_declared_on_page_7_only() -> None:
     ],
 )
 def test_eps_reads_any_spelling_of_an_offered_number(raw: str, value: float) -> None:
-    at = opened(LAYERNORM, eps=raw)
+    at = open_link(LAYERNORM, eps=raw)
     assert not at.warning and all("**eps**" not in box.value for box in at.main.info)
     assert at.select_slider(key="eps").value == value
     title = "ln_out = LayerNorm(resid), eps = " + {1e-5: "1e-5", 1e-8: "1e-8"}.get(
