@@ -285,24 +285,7 @@ def training_figures(*, step: int, lang: str, phone: bool, scale: float = 1.0) -
     text above the charts names the step."""
     lines = _training_lines(lang=lang, phone=phone, scale=scale)
     look = Look(lang=lang, phone=phone, scale=scale)
-    return tuple(keep(_notes_aside(marked(fig, float(step), look=look), step)) for fig in lines)
-
-
-def _notes_aside(fig: Spec, step: float) -> Spec:
-    """``fig`` with the notes of its dotted lines ("ln 48: guessing", "target 0.5") at the end
-    of the line away from the dashed line at ``step``: at its start when the step is in the
-    plot's right half (``line_panels`` puts them at its end, where step 1500 is drawn)."""
-    layout = fig["layout"]
-    low, high = layout["xaxis"]["range"]
-    if step <= (low + high) / 2:
-        return fig
-    notes = [
-        note | {"x": 0, "xanchor": "left", "xshift": 4}
-        if str(note.get("xref", "")).endswith(" domain") and note.get("x") == 1
-        else note
-        for note in layout["annotations"]
-    ]
-    return fast_figure(fig["data"], layout | {"annotations": notes})
+    return tuple(keep(marked(fig, float(step), look=look)) for fig in lines)
 
 
 @dataclass(frozen=True)
