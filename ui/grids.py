@@ -102,13 +102,12 @@ def grid_figures(
     # COMPACT_CELL_PX and the colour bar lying above the plots
     smallest = round(COMPACT_CELL_PX * look.scale)
     for cell in range(_cells(look, rows, cols)[0], smallest - 1, -1):
-        plan = _plan(rows, cols, titles, look, scale_title, WRAP_PX, colour_bar=False, cell=cell)
+        compact = look.fitted(cell, number_px)
+        plan = _plan(rows, cols, titles, compact, scale_title, WRAP_PX, colour_bar=False)
         if plan["fits"] >= 2:
             k = min(per_row, n, plan["fits"])
-            one = grid_figure(
-                mats, rows, cols, titles, per_row=k, cell=cell, flat_bar=True, **common
-            )
-            return [one]
+            fitted = common | {"look": compact}
+            return [grid_figure(mats, rows, cols, titles, per_row=k, flat_bar=True, **fitted)]
     fits = _plan(rows, cols, titles, look, scale_title, WRAP_PX, colour_bar=True)["fits"]
     k = max(1, min(per_row, n, fits))
     return [
@@ -142,13 +141,11 @@ def _plan(
     row_px: float,
     *,
     colour_bar: bool,
-    cell: int | None = None,
 ) -> dict[str, Any]:
-    """A grid's sizes (px): its cells (``cell``, or the look's), their numbers, the x labels'
-    angle and height, the titles (on two lines where longer than their plot) and their height,
-    a plot's slot, the margins, and how many slots fit ``row_px``."""
-    looks_cell, number_px = _cells(look, rows, cols)
-    cell = cell or looks_cell
+    """A grid's sizes (px): its cells, their numbers, the x labels' angle and height, the
+    titles (on two lines where longer than their plot) and their height, a plot's slot, the
+    margins, and how many slots fit ``row_px``."""
+    cell, number_px = _cells(look, rows, cols)
     grow = look.text_scale  # presenter mode's larger text: its labels and titles take more room
     most_cols = max(len(c) for c in cols)
     all_cols = [c for group in cols for c in group]
@@ -205,7 +202,6 @@ def grid_figure(
     colour_bar: bool = True,
     upright: bool = False,
     bound: float | None = None,
-    cell: int | None = None,
     flat_bar: bool = False,
 ) -> Spec:
     """The heatmaps of ``mats`` as a grid of plots, at most ``per_row`` a row, in one figure.
@@ -215,8 +211,8 @@ def grid_figure(
     plots when they stand one a row; none when not ``colour_bar``, for a piece of a grid whose
     bar another piece holds; upright beside a lone plot too when ``upright``, as in a piece of
     ``grid_figures``, whose pieces share ``bound`` as b; lying above the plots when
-    ``flat_bar``, so that it takes no width: ``grid_figures``' compact grid, whose ``cell`` is
-    smaller than the look's). Trace n sits on axes
+    ``flat_bar``, so that it takes no width: ``grid_figures``' compact grid, its cells fitted
+    smaller, ``Look.fitted``). Trace n sits on axes
     x{n+1}/y{n+1} (plotly's names: x, x2, x3, ...), its title in an annotation above it. The
     token labels stand once, left of each row of plots; exact values on hover.
 
@@ -241,7 +237,6 @@ def grid_figure(
         scale_title,
         row_px,
         colour_bar=colour_bar and not flat_bar,
-        cell=cell,
     )
     cell, number_px, tickangle = plan["cell"], plan["number_px"], plan["tickangle"]
     x_labels, titles, title_px = plan["x_labels"], plan["titles"], plan["title_px"]

@@ -25,11 +25,9 @@ from ui.grids import grid_figure
 from ui.labels import label_px
 from ui.lines import Panel, line_panels, marked
 from ui.style import (
-    CELL_PX,
     COLOUR_SCALES,
-    LARGE_SIDE_PX,
-    NUMBER_PX,
     SMALLEST_CELL_PX,
+    FittedLook,
     Look,
 )
 from ui.text import num, translator
@@ -47,18 +45,6 @@ SMALLEST_NUMBER_PX = 10  # a cell's number at least this, else none (the value i
 PANEL_PX = {False: 240, True: 320}  # a score plot's height; a phone stacks them, with their axes
 BAR_PX = {False: 480, True: 350}  # the predictions' chart: most of a 521 px column, a phone's
 PRESENT_BAR_PX = 640
-
-
-@dataclass(frozen=True)
-class _Fitted(Look):
-    """A look whose cells are ``cell_px`` square with numbers of ``number_px`` (0: none), for
-    any sentence: the heads' cells, fitted to HEAD_PX."""
-
-    cell_px: int = CELL_PX
-    number_px: int = NUMBER_PX
-
-    def cells(self, n: int, side_px: int = LARGE_SIDE_PX) -> tuple[int, int]:
-        return self.cell_px, self.number_px
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -120,7 +106,7 @@ def _piece(
 
 def _fitted(
     labels: list[str], titles: list[str], look: Look, budget: int, **style: object
-) -> _Fitted:
+) -> FittedLook:
     """The largest cells, at most the look's own, whose head figure (its widest title
     included) is at most ``budget`` px wide; the smallest that hold a label when none is."""
     base, base_number = look.cells(len(labels))
@@ -131,10 +117,10 @@ def _fitted(
         number = base_number if cell >= base else min(base_number, cell // 2)
         if number < SMALLEST_NUMBER_PX * look.text_scale:
             number = 0
-        fitted = _Fitted(look.lang, look.phone, look.scale, cell, number)
+        fitted = look.fitted(cell, number)
         if _piece(pattern, labels, probe, fitted, widest, **style)["layout"]["width"] <= budget:
             return fitted
-    return _Fitted(look.lang, look.phone, look.scale, SMALLEST_CELL_PX, 0)
+    return look.fitted(SMALLEST_CELL_PX, 0)
 
 
 @st.cache_resource(max_entries=256, show_spinner=False)

@@ -159,6 +159,11 @@ class Look:
         presenter mode (any ``scale`` above 1), else 1."""
         return PRESENT_TEXT_SCALE if self.scale > 1.0 else 1.0
 
+    def fitted(self, cell_px: int, number_px: int) -> FittedLook:
+        """This look with every matrix's cells ``cell_px`` square and numbers of ``number_px``
+        (0: none), whatever its size: cells shrunk to fit a column."""
+        return FittedLook(self.lang, self.phone, self.scale, cell_px, number_px)
+
     def text_px(self, px: float) -> int:
         """A chart text of ``px`` on a screen, at this look's size: ``Look().text_px(12) == 12``,
         ``Look(scale=PRESENT_SCALE).text_px(12) == 16``."""
@@ -240,3 +245,15 @@ def styled(layout: dict) -> dict:
     if "coloraxis" in layout:
         out["coloraxis"] = _under({"colorbar": COLOUR_BAR}, layout["coloraxis"])
     return out
+
+
+@dataclass(frozen=True)
+class FittedLook(Look):
+    """A look whose cells are ``cell_px`` square with numbers of ``number_px`` (0: none) for
+    any matrix (``Look.fitted``): a grid or a head sized to the column it must fit."""
+
+    cell_px: int = CELL_PX
+    number_px: int = NUMBER_PX
+
+    def cells(self, n: int, side_px: int = LARGE_SIDE_PX) -> tuple[int, int]:
+        return self.cell_px, self.number_px
