@@ -16,7 +16,7 @@ from ui.style import Look
 from ui.text import md_escape, num, translator
 from ui.text.learned import TEXT
 from ui.url_values import Choice, IntRange, Refused, Sizes, Value, short
-from ui.wire import show_figure, show_figures
+from ui.wire import show_figure, show_pieces
 
 DEFAULT_SENTENCE = "the cat sat on the mat . the cat sat on the mat"
 
@@ -138,10 +138,7 @@ shown = view(step=step, ids=tuple(ids), lang=s.lang, phone=look.phone, scale=loo
 # the colour scale over the first head, then the heads side by side where the column holds
 # them (two in 1280 × 720's column), one a row where it does not
 show_figure(shown.scale, key="patterns-scale")
-show_figures(
-    [(fig, f"patterns-{k}" if k else "patterns") for k, fig in enumerate(shown.heads)],
-    key="patterns",
-)
+show_pieces(shown.heads, key="patterns")
 st.write(t("composition"))
 
 # --- what comes next ---------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from ui.style import Look
 from ui.tables import matrix_table
 from ui.text import num, translator
 from ui.text.heads import TEXT
-from ui.wire import show_figure, show_figures
+from ui.wire import show_figure, show_pieces
 
 s = frame("page_heads", values=(TOKEN,))
 t = translator(TEXT, s.lang)
@@ -54,9 +54,7 @@ look = Look.of(s)
 # page 5's figures are built once for each setting and look (ui.headview)
 pieces = patterns_figures(s.setting, look, token=i)
 # the grid's pieces side by side, wrapping onto the next row where the column ends
-show_figures(
-    [(fig, f"patterns-{k}" if k else "patterns") for k, fig in enumerate(pieces)], key="patterns"
-)
+show_pieces(pieces, key="patterns")
 
 st.subheader(t("headview"), anchor=False)
 st.write(t("headview_intro"))

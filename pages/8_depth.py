@@ -13,7 +13,7 @@ from ui.style import Look
 from ui.text import translator
 from ui.text.depth import TEXT
 from ui.url_values import Choice, IntRange
-from ui.wire import show_figure, show_figures
+from ui.wire import show_figure, show_pieces
 
 LAYERS_DEFAULT = 12  # the chapter's "stack 12 of them"
 VARIANT_DEFAULT = "none"  # the first view shows what goes wrong without the recipe
@@ -159,7 +159,7 @@ chosen = runs[variant]
 st.subheader(t("rows_title"), anchor=False)
 st.write(t("rows_intro", layers=n_layers, variant=t(f"name_{variant}")))
 # the two heatmaps side by side, wrapping onto the next row where the column ends
-show_figures([(figures[key], key) for key in figures if key.split("-")[0] == "rows"], key="rows")
+show_pieces(figures["rows"], key="rows")
 st.caption(
     t("rows_read", c0=n(chosen.collapse[0]), cl=n(chosen.collapse[top]), n_layers=layers_text)
 )

@@ -21,7 +21,7 @@ import numpy as np
 from ui.heatmaps import heatmap_cells, mask_shape, scaled_margins, x_label_angle
 from ui.labels import axis_margins, fit_lines, label_px
 from ui.style import BAR, CELL_AXIS, COLOUR_SCALES, LARGE_SIDE_PX, PLAIN, Look
-from ui.wire import Spec, fast_figure, show_figures
+from ui.wire import Spec, fast_figure, show_pieces
 
 ROW_PX = 820  # a row of plots at most this wide (px): the column of 1280 × 720 with the sidebar
 # the narrowest chart box of a class's computer screen (px): 1280 × 720 zoomed to 150 % (521 px;
@@ -57,7 +57,7 @@ def heatmap_grid(
         pieces = grid_figures(mats, rows, cols, titles, **style)
     else:
         pieces = [grid_figure(mats, rows, cols, titles, **style)]
-    show_figures([(fig, f"{key}-{k}" if k else key) for k, fig in enumerate(pieces)], key=key)
+    show_pieces(pieces, key)
 
 
 def grid_figures(

@@ -64,11 +64,11 @@ def depth_figures(
     lang: str,
     phone: bool,
     scale: float,
-) -> dict[str, Spec]:
+) -> dict[str, Spec | tuple[Spec, ...]]:
     """The page's figures for one setting, by key: the RMS, the similarity beside the distance
     from rank one, the gradient (one line per variant, ``variant`` bold), and the token rows of
-    ``variant`` entering layer 0 and leaving the stack, as the pieces of ``grid_figures`` under
-    ``rows``, ``rows-1`` (read-only, shared)."""
+    ``variant`` entering layer 0 and leaving the stack, under ``rows`` the pieces of
+    ``grid_figures`` (read-only, shared)."""
     t = translator(TEXT, lang)
     look = Look(lang=lang, phone=phone, scale=scale)
     setting = {"text": text, "d_model": d_model, "n_heads": n_heads, "seed": seed}
@@ -118,5 +118,6 @@ def depth_figures(
         y_title=t("token"),
         per_row=2,
     )
-    figures |= {f"rows-{k}" if k else "rows": piece for k, piece in enumerate(rows)}
-    return {key: keep(fig) for key, fig in figures.items()}
+    return {key: keep(fig) for key, fig in figures.items()} | {
+        "rows": tuple(keep(piece) for piece in rows)
+    }

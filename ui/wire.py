@@ -224,6 +224,12 @@ def show_figure(fig: Spec, key: str, on_select: Callable[[], None] | None = None
     show_figures([(fig, key)], key=key, on_select=on_select)
 
 
+def show_pieces(pieces: Sequence[Spec], key: str) -> None:
+    """A figure's pieces (``ui.grids.grid_figures``, or a head a figure) side by side,
+    wrapping (``show_figures``): keys ``key``, ``key-1``, ``key-2``, ..., in box ``key``."""
+    show_figures([(fig, f"{key}-{k}" if k else key) for k, fig in enumerate(pieces)], key=key)
+
+
 def show_figures(
     figs: Sequence[tuple[Spec, str]], key: str, on_select: Callable[[], None] | None = None
 ) -> None:
