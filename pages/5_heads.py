@@ -10,7 +10,7 @@ from ui.charts import bar_chart
 from ui.exercise import your_turn
 from ui.follow import TOKEN, following, token_chips
 from ui.frame import frame
-from ui.headview import head_view_drawing, lines_of, patterns_figures, show_head_view
+from ui.headview import head_view_drawing, patterns_figures, show_head_view
 from ui.sections import folded, show_code
 from ui.style import Look
 from ui.tables import matrix_table
@@ -83,7 +83,7 @@ with pick_col:
         st.caption(
             t(
                 "headview_lines",
-                lines=len(lines_of(view)),
+                lines=pairs * len(drawn),  # one line per unmasked pair and head drawn
                 pairs=pairs,
                 heads=f"{len(drawn)} {heads_word}",
             )

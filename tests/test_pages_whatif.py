@@ -258,6 +258,8 @@ def test_the_head_picker_adds_a_colour_per_head() -> None:
     want = Expected({})
     lines = lines_of(head_view_of(at))
     assert len(lines) == 2 * int(want.trace.mask.sum())
+    # the caption counts the lines drawn
+    assert any(c.value.startswith(f"{len(lines)} lines:") for c in at.main.caption)
     colours = {s["line"]["color"] for s in lines}
     assert len(colours) == 2
     by_colour = {c: [s for s in lines if s["line"]["color"] == c] for c in colours}
