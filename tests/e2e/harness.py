@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from playwright.sync_api import Browser, ConsoleMessage, Locator, Page
+from playwright.sync_api import Browser, ConsoleMessage, Frame, Locator, Page
 
 import llm
 from ui.frame import PAGES
+from ui.progress import STORE_KEY
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -194,8 +195,9 @@ def screenshot(page: Page, name: str) -> Path:
 # --- reading the page ----------------------------------------------------------------------
 
 
-def settle(page: Page) -> None:
-    """Wait until the script has finished and the page has stopped changing.
+def settle(page: Page | Frame) -> None:
+    """Wait until the script has finished and the page (or the app in a frame) has stopped
+    changing.
 
     The script state turns ``notRunning`` before React has drawn the last elements, so this
     also waits for the whole navigation, no stale element, and the same number of DOM nodes
@@ -216,6 +218,16 @@ def settle(page: Page) -> None:
         arg=len(PAGES),
         polling=250,
     )
+
+
+def reported(page: Page | Frame) -> None:
+    """Wait until a new browser has reported its saved work and the rerun that brings it has
+    ended. The first run mounts the hidden store (``ui.progress``), the page is drawn, then the
+    store's answer reruns the page: a click in that rerun can meet a widget it replaces (a
+    download button's file is registered again). With nothing saved, the store is not mounted
+    again."""
+    page.locator(f".st-key-{STORE_KEY}").wait_for(state="detached")
+    settle(page)
 
 
 def exceptions(page: Page) -> list[str]:

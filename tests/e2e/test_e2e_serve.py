@@ -22,10 +22,19 @@ import numpy as np
 import pandas as pd
 import pytest
 from playwright.sync_api import Browser
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 import llm
 from bench.common import nginx_path
-from tests.e2e.harness import ARTIFACTS, DEFAULT_TEXT, ROOT, WAIT_MS, http_status
+from tests.e2e.harness import (
+    ARTIFACTS,
+    DEFAULT_TEXT,
+    ROOT,
+    WAIT_MS,
+    http_status,
+    reported,
+    settle,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -140,14 +149,22 @@ def test_a_download_in_a_frame_of_another_site_comes_from_its_own_process(
         try:
             page = context.new_page()
             page.goto(other_site(seed))
-            frame = page.frame_locator("iframe")
-            frame.locator("[data-testid='stApp'][data-test-script-state='notRunning']").wait_for()
+            frame = page.locator("iframe").element_handle().content_frame()
+            assert frame is not None
             frame.locator(".js-plotly-plot").first.wait_for()
+            # a click on a download button the store's rerun replaces brings no file
+            reported(frame)
             frame.get_by_text("The same numbers as tables").click()
+            settle(frame)  # the box draws its tables when it opens
             for name, want in tables.items():
                 button = frame.get_by_role("button", name=f"{name} · CSV")
-                with page.expect_download() as download:
-                    button.click()
+                try:
+                    with page.expect_download() as download:
+                        button.click()
+                except PlaywrightTimeout:
+                    page.screenshot(path=ARTIFACTS / f"e2e-serve-no-download-{seed}-{name}.png")
+                    said = frame.get_by_test_id("stDownloadButtonError").all_inner_texts()
+                    pytest.fail(f"seed {seed}: no {name}.csv came in 30 s; the buttons say {said}")
                 text = Path(download.value.path()).read_text()
                 table = pd.read_csv(io.StringIO(text), index_col=0, float_precision="round_trip")
                 assert table.shape == want.shape, (seed, name)
