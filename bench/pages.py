@@ -110,7 +110,7 @@ class MissCounter:
         llm.init_params = self._saved
 
 
-def _miss_values(slug: str, i: int) -> dict[str, int]:
+def miss_values(slug: str, i: int) -> dict[str, int]:
     """What a miss rerun moves besides the seed: on the learned-heads page, whose model does not
     depend on the seed, the training step (a checkpoint not yet drawn, one per rerun)."""
     if slug != "learned":
@@ -139,7 +139,7 @@ def _apptest_page(path: Path, preset: str, reruns: int, seed_base: int, runner_c
             for i in range(reruns):
                 if mode == "miss":
                     at.number_input(key="seed").set_value(seed_base + 1 + i)
-                    if "step" in (moved := _miss_values(page_slug(path), i)):
+                    if "step" in (moved := miss_values(page_slug(path), i)):
                         at.select_slider(key="step").set_value(moved["step"])
                 t0 = time.perf_counter()
                 at.run()
@@ -187,7 +187,7 @@ async def _ws_page(
             cpu0 = server_cpu()
             for i in range(reruns):
                 if mode == "miss":
-                    moved = {"seed": seed_base + 1 + i} | _miss_values(slug, i)
+                    moved = {"seed": seed_base + 1 + i} | miss_values(slug, i)
                     runs.append(await session.change(**moved))
                 else:
                     runs.append(await session.rerun())

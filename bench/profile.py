@@ -3,8 +3,9 @@
     .venv/bin/python -m bench.profile pages/6_concat.py --preset largest --reruns 10
     .venv/bin/python -m bench.profile pages/5_heads.py --sort tottime --top 40
 
-Profiles only the script runs (after two warm-up runs), one new seed per rerun (a cache miss)
-unless ``--same`` is given. Uses the standard library only.
+Profiles only the script runs (after two warm-up runs), one new seed per rerun (a cache miss;
+on the learned page a new training step too, as bench.pages moves it) unless ``--same`` is
+given. Profiles with cProfile and pstats.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import pstats
 import sys
 from pathlib import Path
 
-from bench.common import PRESETS, ROOT
+from bench.common import PRESETS, ROOT, page_slug
 
 
 def profile_page(
@@ -24,6 +25,8 @@ def profile_page(
 ) -> str:
     from streamlit.testing.v1 import AppTest, app_test, local_script_runner
     from streamlit.testing.v1.local_script_runner import LocalScriptRunner
+
+    from bench.pages import miss_values
 
     profiler = cProfile.Profile()
     state = {"on": False}
@@ -52,6 +55,8 @@ def profile_page(
         for i in range(reruns):
             if not same:
                 at.number_input(key="seed").set_value(900_000 + i)
+                if "step" in (moved := miss_values(page_slug(path), i)):
+                    at.select_slider(key="step").set_value(moved["step"])
             at.run()
     finally:
         app_test.LocalScriptRunner, app_test.ScriptCache, local_script_runner.ScriptCache = saved

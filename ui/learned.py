@@ -104,21 +104,24 @@ def _piece(
     return {"data": fig["data"], "layout": layout}
 
 
+@st.cache_resource(max_entries=64, show_spinner=False)
 def _fitted(
-    labels: list[str], titles: list[str], look: Look, budget: int, **style: object
+    labels: tuple[str, ...], probe: str, widest: str, look: Look, budget: int, **style: object
 ) -> FittedLook:
-    """The largest cells, at most the look's own, whose head figure (its widest title
-    included) is at most ``budget`` px wide; the smallest that hold a label when none is."""
+    """The largest cells, at most the look's own, whose head figure titled ``probe`` (its
+    widest line ``widest``) is at most ``budget`` px wide; the smallest that hold a label when
+    none is. Cached: a new training step keeps the sentence, and mostly its titles' widths."""
     base, base_number = look.cells(len(labels))
     pattern = np.zeros((len(labels), len(labels)))
-    widest = max((_widest_line(t) for t in titles), key=label_px, default="")
-    probe = max(titles, key=lambda t: label_px(_widest_line(t)), default="")
     for cell in range(base, SMALLEST_CELL_PX - 1, -1):
         number = base_number if cell >= base else min(base_number, cell // 2)
         if number < SMALLEST_NUMBER_PX * look.text_scale:
             number = 0
         fitted = look.fitted(cell, number)
-        if _piece(pattern, labels, probe, fitted, widest, **style)["layout"]["width"] <= budget:
+        if (
+            _piece(pattern, list(labels), probe, fitted, widest, **style)["layout"]["width"]
+            <= budget
+        ):
             return fitted
     return look.fitted(SMALLEST_CELL_PX, 0)
 
@@ -151,9 +154,12 @@ def heads_figures(
         for layer, trace in enumerate(run.layers)
         for head in range(len(trace.heads))
     ]
-    fitted = _fitted(labels, titles, look, _budget(look), **style)
-    patterns = [head.pattern for trace in run.layers for head in trace.heads]
     widest = max((_widest_line(t) for t in titles), key=label_px)  # every head as wide
+    probe = max(titles, key=lambda t: label_px(_widest_line(t)))
+    # the mask draws no width: the fit is the same for every step on this sentence's titles
+    sizing = {k: v for k, v in style.items() if k != "masked"}
+    fitted = _fitted(tuple(labels), probe, widest, look, _budget(look), **sizing)
+    patterns = [head.pattern for trace in run.layers for head in trace.heads]
     return tuple(
         keep(_piece(pattern, labels, title, fitted, widest, **style))
         for pattern, title in zip(patterns, titles)
