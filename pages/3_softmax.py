@@ -1,19 +1,16 @@
 """Page 3: scale by sqrt(d_k), hide the future, softmax each row (chapter 8, cell 3), and what
 changes with a temperature or without √d_k."""
 
-import numpy as np
 import streamlit as st
 
 import llm
 from llm.attention import scale_mask_softmax, softmax
-from ui.charts import bar_chart
 from ui.compute import compute_lab, head_agreement, scaling_lab
 from ui.exercise import your_turn
-from ui.follow import TOKEN, following, outline_row, token_chips
+from ui.follow import TOKEN, following, token_chips
 from ui.frame import frame
-from ui.heatmaps import heatmap
-from ui.lines import Panel, line_panels
-from ui.sections import folded, show_code
+from ui.sections import folded, lazy_tabs, show_code
+from ui.softmax_figures import softmax_figures, why_sqrt_figure
 from ui.style import Look
 from ui.tables import matrix_table
 from ui.text import num, translator
@@ -104,43 +101,14 @@ with chips_col if chips_col is not None else st.container():
     i = token_chips(labels, s.lang, s.value("token"))
     st.caption(following(labels, i, s.lang))
 
-axes = {"x_title": t("key"), "y_title": t("query"), "masked_label": t("masked_cell")}
-axes["look"] = Look.of(s)
-hidden = ~lab.trace.mask  # True where a query may not look: j > i under the mask
-divisor = llm.score_divisor(d_k, tau, scale)
-if moved:
-    name = ("τ·√d_k" if scale else "τ") if tau != 1.0 else "1"
-    scaled_title = t("scaled_whatif", divisor_name=name, divisor=num(divisor, 4, s.lang))
-else:
-    scaled_title = t("scaled", d_k=d_k, sqrt_dk=num(divisor, 4, s.lang))
-# the masked chart shows the same numbers as the scaled one: one colour scale for both
-finite = np.abs(head.scaled[np.isfinite(head.scaled)])
-bound = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
-signed = {"signed": True, "zmin": -bound, "zmax": bound}
-figures = [
-    ("scaled", head.scaled, {"title": scaled_title, **signed}),
-    ("masked", head.scaled, {"title": t("masked"), **signed, "masked": hidden}),
-    ("pattern", head.pattern, {"title": t("pattern"), "zmin": 0.0, "zmax": 1.0, "masked": hidden}),
-]
-if not s.causal:  # nothing is hidden: the masked matrix would repeat the scaled one
-    figures.pop(1)
-for column, (key, matrix, style) in zip(st.columns(len(figures)), figures, strict=True):
+figures = softmax_figures(s.setting, Look.of(s), s.head, tau, scale, i)
+heatmaps = [key for key in ("scaled", "masked", "pattern") if key in figures]
+for column, key in zip(st.columns(len(heatmaps)), heatmaps, strict=True):
     with column:
-        show_figure(outline_row(heatmap(matrix, labels, labels, **style, **axes), i), key=key)
-
+        show_figure(figures[key], key=key)
+show_figure(figures["row_entropy"], key="row_entropy")
 entropy = llm.row_entropy(head.pattern)
 ceiling = llm.max_row_entropy(n_tokens, s.causal)
-show_figure(
-    bar_chart(
-        {t("row_entropy"): entropy, t("ceiling"): ceiling},
-        labels,
-        title=t("entropy_title"),
-        y_title="nats",
-        height=280,
-        look=axes["look"],
-    ),
-    key="row_entropy",
-)
 st.caption(
     t(
         "entropy_caption",
@@ -152,11 +120,15 @@ st.caption(
     )
 )
 
-pattern_tab, scaled_tab = st.tabs(["A", "S / √d_k"])
-with pattern_tab:
-    matrix_table(head.pattern, labels, labels, name="A", key=f"pattern_h{s.head}", lang=s.lang)
-with scaled_tab:
-    matrix_table(head.scaled, labels, labels, name="S / √d_k", key=f"scaled_h{s.head}", lang=s.lang)
+pattern_tab, scaled_tab = lazy_tabs(["A", "S / √d_k"], key="softmax_tables")
+if pattern_tab is not None:
+    with pattern_tab:
+        matrix_table(head.pattern, labels, labels, name="A", key=f"pattern_h{s.head}", lang=s.lang)
+if scaled_tab is not None:
+    with scaled_tab:
+        matrix_table(
+            head.scaled, labels, labels, name="S / √d_k", key=f"scaled_h{s.head}", lang=s.lang
+        )
 sums = ("\u00a0; " if s.lang == "fr" else ", ").join(
     num(float(v), 6, s.lang) for v in llm.row_sums(head.pattern)
 )
@@ -165,29 +137,8 @@ st.caption(t("row_sums", sums=sums))
 # --- why √d_k: the spread of q·k as d_k grows, on this lab's X and seed
 st.subheader(t("why_title"), anchor=False)
 st.write(t("why_intro"))
+show_figure(why_sqrt_figure(setting=s.setting, look=Look.of(s)), key="why_sqrt_dk")
 sweep = scaling_lab(s.setting)
-without, with_ = t("no_sqrt"), t("with_sqrt")  # one colour each, in all three plots
-panels = [
-    Panel(t("spread"), t("spread_y"), {without: sweep.raw_std, with_: sweep.scaled_std}),
-    Panel(
-        t("sharpness"),
-        t("sharpness_y"),
-        {without: sweep.raw_entropy, with_: sweep.scaled_entropy},
-        levels=[(sweep.max_entropy, t("ceiling_line"))],
-    ),
-    Panel(t("top"), t("top_y"), {without: sweep.raw_top, with_: sweep.scaled_top}),
-]
-show_figure(
-    line_panels(
-        sweep.d_k,
-        panels,
-        x_title=t("d_k_axis"),
-        mark=(d_k, t("this_d_k", d_k=d_k)),
-        phone=s.phone,
-        look=axes["look"],  # 0,5 on the axes and in the hover in French
-    ),
-    key="why_sqrt_dk",
-)
 if sweep.exponent == sweep.exponent:  # NaN for one token: every spread is 0
     st.caption(t("why_caption", p=num(sweep.exponent, 2, s.lang)))
 else:

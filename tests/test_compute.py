@@ -96,3 +96,26 @@ def test_frozen_reaches_arrays_inside_containers() -> None:
     value = Box(inside=(a, (b,), {"c": c}))
     assert frozen(value) is value
     assert not any(m.flags.writeable for m in (a, b, c))
+
+
+def test_cache_keys_name_the_dataclasses_they_key() -> None:
+    """KEYS keys a cache by a dataclass's repr: each name is a class of the app (a renamed one
+    would fall back to Streamlit's slower hash), and every field reaches the key."""
+    import importlib
+
+    from ui.compute import KEYS
+    from ui.style import FittedLook, Look
+
+    for name in KEYS:
+        module, _, cls = name.rpartition(".")
+        assert dataclasses.is_dataclass(getattr(importlib.import_module(module), cls)), name
+    base = Setting("the cat sat on mat", 8, 4, 7, True, "seeded")
+    moved = [
+        dataclasses.replace(base, **{f.name: v})
+        for f, v in zip(
+            dataclasses.fields(Setting), ("the cat", 16, 2, 8, False, "sinusoidal"), strict=True
+        )
+    ]
+    assert len({repr(s) for s in [base, *moved]}) == 1 + len(moved)
+    looks = [Look(), Look("fr"), Look(phone=True), Look(scale=1.5), FittedLook(cell_px=20)]
+    assert len({repr(look) for look in looks}) == len(looks)

@@ -25,7 +25,10 @@ from tests.apptest_pages import (
     z_of,
 )
 from tests.test_views_layout import plot_px
+from ui.compute import Setting, compute_lab
 from ui.grids import WRAP_PX
+from ui.softmax_figures import softmax_figures
+from ui.style import Look
 
 PAGES = {key: PAGES[key] for key in ("qkv", "scores", "softmax", "mix")}
 TITLES = {
@@ -224,7 +227,8 @@ def test_scores_one_token() -> None:
 )
 def test_softmax_pattern_table_matches_llm(link: str) -> None:
     at, want = opened("softmax", LINKS[link]), Expected(LINKS[link])
-    pattern, scaled = tables(at)
+    (pattern,) = tables(at)  # the open tab's table only: the other is built when chosen
+    (scaled,) = tables(opened("softmax", LINKS[link], softmax_tables="S / √d_k"))
     close_to_shown(pattern, want.head.pattern)
     close_to_shown(scaled, want.head.scaled)
     masked = z_of(figure(at, "masked")) if want.causal else None
@@ -239,6 +243,28 @@ def test_softmax_pattern_table_matches_llm(link: str) -> None:
     np.testing.assert_allclose(pattern.sum(axis=1), 1.0, atol=5e-3)
     if want.causal:
         assert (np.triu(pattern.to_numpy(), k=1) == 0.0).all()
+
+
+def test_softmax_figures_are_shared_and_a_new_token_outlines_the_same_cells() -> None:
+    """Page 3's figures come from one cache: the same settings give the same kept figures; a
+    new token is a new outline over the very same traces (their wire form is built once)."""
+    setting = Setting("the cat sat on mat", 8, 2, 4, True)
+    first = softmax_figures(setting, Look(), 1, 1.0, True, 0)
+    assert softmax_figures(setting, Look(), 1, 1.0, True, 0) is first
+    moved = softmax_figures(setting, Look(), 1, 1.0, True, 3)
+    want = compute_lab(setting).trace.heads[1]
+    for key in ("scaled", "masked", "pattern"):
+        assert moved[key]["data"] is first[key]["data"]
+        (frame_0,), (frame_3,) = (
+            [s for s in f[key]["layout"]["shapes"] if s.get("name") == "followed"]
+            for f in (first, moved)
+        )
+        assert (frame_0["y0"], frame_3["y0"]) == (-0.5, 2.5)
+    z = np.asarray(first["pattern"]["data"][0]["z"])
+    np.testing.assert_array_equal(np.isnan(z), ~compute_lab(setting).trace.mask)
+    np.testing.assert_allclose(np.nan_to_num(z), want.pattern, atol=0)
+    with pytest.raises(TypeError):
+        first["pattern"]["data"].append({})  # shared between sessions: read-only
 
 
 # --- page 4: A·V and one token followed ----------------------------------------------------------

@@ -9,6 +9,7 @@ change what another session reads: a write raises instead.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -47,6 +48,26 @@ class Setting:
 
 
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
+
+# a cache key's dataclasses by their repr (every field, in order): Streamlit's own hash walks
+# their fields through pickle: 0.27 ms a look-up with a Setting and a Look, 0.08 ms by repr
+KEYS: dict[str, Callable[[Any], Any]] = {
+    "ui.compute.Setting": repr,
+    "ui.style.Look": repr,
+    "ui.style.FittedLook": repr,
+}
+
+
+def shared(max_entries: int) -> Callable[[F], F]:
+    """``st.cache_resource`` for objects every session reads and none changes (a lab, a kept
+    figure), at most ``max_entries`` of them, keyed as KEYS says."""
+    return st.cache_resource(max_entries=max_entries, show_spinner=False, hash_funcs=KEYS)
+
+
+def copied(max_entries: int) -> Callable[[F], F]:
+    """``st.cache_data`` for small results each rerun gets a copy of, keyed as KEYS says."""
+    return st.cache_data(max_entries=max_entries, show_spinner=False, hash_funcs=KEYS)
 
 
 def frozen(value: T) -> T:
@@ -77,7 +98,7 @@ def compute_lab(setting: Setting, temperature: float = 1.0, scale: bool = True) 
     return _lab(setting=setting, temperature=float(temperature), scale=bool(scale))
 
 
-@st.cache_resource(max_entries=128, show_spinner=False)
+@shared(128)
 def _lab(setting: Setting, temperature: float, scale: bool) -> Lab:
     cfg = llm.AttentionConfig(
         d_model=setting.d_model,
@@ -92,7 +113,7 @@ def _lab(setting: Setting, temperature: float, scale: bool) -> Lab:
     return frozen(Lab(cfg, tokens, llm.token_labels(tokens), x, params, trace))
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@shared(32)
 def compare_lab(setting: Setting, eps: float) -> tuple[dict, dict, dict[str, float]]:
     """/code's two runs of one setting and their largest differences, once per setting.
 
@@ -108,7 +129,7 @@ def compare_lab(setting: Setting, eps: float) -> tuple[dict, dict, dict[str, flo
     return frozen((readable_out, engine_out, max_differences(readable_out, engine_out)))
 
 
-@st.cache_data(max_entries=128, show_spinner=False)
+@copied(128)
 def head_agreement(
     setting: Setting, head: int, temperature: float = 1.0, scale: bool = True
 ) -> dict[str, float]:
@@ -119,7 +140,7 @@ def head_agreement(
     return head_differences(lab.x, lab.params, lab.trace, head)
 
 
-@st.cache_data(max_entries=128, show_spinner=False)
+@copied(128)
 def layer_norm_agreement(setting: Setting, eps: float) -> dict[str, float]:
     """How far the readable residual and LayerNorm are from the engine's on the lab's X and
     attn_out, at this eps: the largest difference of resid and ln_out."""
@@ -127,7 +148,7 @@ def layer_norm_agreement(setting: Setting, eps: float) -> dict[str, float]:
     return layer_norm_differences(lab.x, lab.trace.attn_out, eps)
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@shared(32)
 def scaling_lab(setting: Setting) -> Scaling:
     """Page 3's √d_k measurement on the lab's X and seed (``llm.scaling``), read-only."""
     lab = compute_lab(setting)

@@ -22,7 +22,7 @@ import numpy as np
 import streamlit as st
 
 import llm
-from ui.compute import Setting, compute_lab
+from ui.compute import Setting, compute_lab, shared
 from ui.follow import outline_row
 from ui.grids import grid_figures
 from ui.labels import label_px
@@ -190,7 +190,7 @@ def show_head_view(view: str, key: str) -> None:
 # --- page 5's figures, once per setting ----------------------------------------------------------
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@shared(16)
 def _patterns(setting: Setting, look: Look) -> tuple[Spec, ...]:
     """Every head's pattern in one grid, titled by its kind and mean entropy, in the pieces that
     wrap (``ui.grids.grid_figures``; kept, shared)."""
@@ -223,7 +223,7 @@ def _patterns(setting: Setting, look: Look) -> tuple[Spec, ...]:
     return tuple(keep(piece) for piece in pieces)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@shared(64)
 def patterns_figures(setting: Setting, look: Look, token: int) -> tuple[Spec, ...]:
     """Page 5's grid of every head's pattern with row ``token`` outlined in each, in pieces
     (kept, shared; a piece's traces are one list for every token)."""
@@ -233,7 +233,7 @@ def patterns_figures(setting: Setting, look: Look, token: int) -> tuple[Spec, ..
     )
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@shared(64)
 def head_view_drawing(setting: Setting, look: Look, heads: tuple[int, ...], token: int) -> str:
     """Page 5's head view of ``heads`` with ``token`` followed (kept, shared); a phone's look
     draws it as a computer's does."""

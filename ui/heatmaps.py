@@ -9,6 +9,7 @@ text: plotly gets them as category names. A figure's width and height come from 
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -201,6 +202,24 @@ def mask_shape(hidden: np.ndarray, cell: int, xref: str = "x", yref: str = "y") 
     Shapes: hidden [R, C] (True = masked); cell: the cells' side, px."""
     if not hidden.any():
         return None
+    hidden = np.asarray(hidden, dtype=bool)
+    path = _mask_path(hidden.tobytes(), hidden.shape, cell)
+    return {
+        "type": "path",
+        "path": path,
+        "xref": xref,
+        "yref": yref,
+        "fillcolor": MASKED_COLOUR,
+        "line": {"width": 0},
+        "layer": "below",
+    }
+
+
+@functools.lru_cache(maxsize=128)  # at most 30 kB a path (32 tokens)
+def _mask_path(cells: bytes, shape: tuple[int, int], cell: int) -> str:
+    """The masked cells' path: once per mask and cell size (every head of a grid, every step of
+    the learned page, shares its causal triangle; 32 tokens write 496 squares)."""
+    hidden = np.frombuffer(cells, dtype=bool).reshape(shape)
     inset = 0.5 / cell if cell >= 20 else 0.0  # half a gap, in cells
     parts = []
     for i, row in enumerate(hidden.tolist()):
@@ -220,15 +239,7 @@ def mask_shape(hidden: np.ndarray, cell: int, xref: str = "x", yref: str = "y") 
                 f"L{right:.4g},{bottom:.4g}L{left:.4g},{bottom:.4g}Z"
             )
             j = end
-    return {
-        "type": "path",
-        "path": "".join(parts),
-        "xref": xref,
-        "yref": yref,
-        "fillcolor": MASKED_COLOUR,
-        "line": {"width": 0},
-        "layer": "below",
-    }
+    return "".join(parts)
 
 
 def _cell_texts(

@@ -15,12 +15,12 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
-import streamlit as st
 
 import llm
 from llm import behaviour
 from llm.head_scores import ROLE_THRESHOLD
 from ui.charts import bar_chart
+from ui.compute import shared
 from ui.grids import grid_figure
 from ui.labels import label_px
 from ui.lines import Panel, line_panels, marked
@@ -47,13 +47,13 @@ BAR_PX = {False: 480, True: 350}  # the predictions' chart: most of a 521 px col
 PRESENT_BAR_PX = 640
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@shared(64)
 def checkpoint(*, step: int | None) -> llm.TinyModel:
     """One shipped checkpoint, read once and shared read-only between sessions."""
     return llm.load_model(step=step)
 
 
-@st.cache_resource(max_entries=256, show_spinner=False)
+@shared(256)
 def model_run(*, step: int, ids: tuple[int, ...]) -> llm.ModelRun:
     """The model at ``step`` on one sentence, computed once per (step, sentence)."""
     return llm.run_model(checkpoint(step=step), ids)
@@ -104,7 +104,7 @@ def _piece(
     return {"data": fig["data"], "layout": layout}
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@shared(64)
 def _fitted(
     labels: tuple[str, ...], probe: str, widest: str, look: Look, budget: int, **style: object
 ) -> FittedLook:
@@ -126,7 +126,7 @@ def _fitted(
     return look.fitted(SMALLEST_CELL_PX, 0)
 
 
-@st.cache_resource(max_entries=256, show_spinner=False)
+@shared(256)
 def heads_figures(
     *, step: int, ids: tuple[int, ...], lang: str, phone: bool, scale: float
 ) -> tuple[Spec, ...]:
@@ -225,7 +225,7 @@ def _short(values: np.ndarray) -> list[float]:
     return [float(f"{v:.9g}") for v in np.asarray(values, dtype=np.float64).tolist()]
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
+@shared(8)
 def _training_lines(*, lang: str, phone: bool, scale: float = 1.0) -> tuple[Spec, ...]:
     """The loss, then each layer's two scores of every head, along training (read-only, shared)."""
     t = translator(TEXT, lang)
@@ -271,7 +271,7 @@ def _training_lines(*, lang: str, phone: bool, scale: float = 1.0) -> tuple[Spec
     return tuple(keep(fig) for fig in figures)
 
 
-@st.cache_resource(max_entries=128, show_spinner=False)
+@shared(128)
 def training_figures(*, step: int, lang: str, phone: bool, scale: float = 1.0) -> tuple[Spec, ...]:
     """``_training_lines`` with a dashed line at ``step`` in every plot (read-only, shared); the
     text above the charts names the step."""
@@ -290,7 +290,7 @@ class View:
     training: tuple[Spec, ...]
 
 
-@st.cache_resource(max_entries=256, show_spinner=False)
+@shared(256)
 def view(*, step: int, ids: tuple[int, ...], lang: str, phone: bool, scale: float) -> View:
     """The page's figures, one cache look-up a rerun (read-only, shared); ``scale``: the
     cells' (``Look.scale``, larger in presenter mode)."""
@@ -303,7 +303,7 @@ def view(*, step: int, ids: tuple[int, ...], lang: str, phone: bool, scale: floa
     )
 
 
-@st.cache_resource(max_entries=512, show_spinner=False)
+@shared(512)
 def predictions(
     *,
     step: int,

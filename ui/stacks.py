@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 
-import streamlit as st
-
 import llm
-from ui.compute import frozen
+from ui.compute import frozen, shared
 from ui.grids import grid_figures
 from ui.labels import feature_labels
 from ui.lines import Panel, line_panels
@@ -37,7 +35,7 @@ def number(x: float, lang: str) -> str:
     return text.replace(".", ",") if lang == "fr" else text
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@shared(32)
 def compute_stacks(
     *, text: str, d_model: int, n_heads: int, seed: int, embeddings: str, n_layers: int
 ) -> dict[str, llm.DepthStack]:
@@ -51,7 +49,7 @@ def compute_stacks(
     return frozen({v: dataclasses.replace(run, params=()) for v, run in runs.items()})
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@shared(64)
 def depth_figures(
     *,
     text: str,
