@@ -76,10 +76,10 @@ def head_view(
     the ones drawn, each in ``head_colour(h)`` and named in the legend under the lines by
     ``head_names[h]``. Each line is an SVG ``<line>`` whose stroke opacity is the probability
     pattern[i, j]; it carries its pair and the exact probability as data attributes
-    (``lines_of`` reads them back). The followed token's lines come last, on top. Token labels
-    are SVG text, escaped: a token is shown, never read as markup. Drawn on the server, the
-    browser only lays it out: no chart library to run on each change. ``scale`` enlarges rows
-    and text (a projector).
+    (``lines_of`` reads them back), its head's group its colour and width. The followed
+    token's lines come last, on top. Token labels are SVG text, escaped: a token is shown,
+    never read as markup. Drawn on the server, the browser only lays it out: no chart library
+    to run on each change. ``scale`` enlarges rows and text (a projector).
     Shapes: patterns H × [T, T], mask [T, T] (True = may look), labels T -> (len(heads) × pairs)
     lines.
     """
@@ -97,18 +97,34 @@ def head_view(
     def y(i: int) -> float:
         return top + row * (i + 0.5)
 
-    lines, on_top = [], []
+    # one group a head (and one a head for the followed token's lines, drawn last, on top):
+    # the colour, the width and the query column's x are the group's, so a line carries only
+    # its rows, its opacity and its pair (the data attributes ``lines_of`` reads)
+    ys = [f"{y(i):g}" for i in range(t)]
+    # a pair's text around its probability, the same for every head: written once
+    around = [
+        (
+            i,
+            j,
+            f'<line y1="{ys[i]}" x2="{span}" y2="{ys[j]}" stroke-opacity="',
+            f'" data-q="{i}" data-k="{j}" data-p="',
+        )
+        for i, j in pairs
+    ]
+    groups, on_top = [], []
     for h in heads:
         pattern = np.asarray(patterns[h]).tolist()
-        for i, j in pairs:
+        lines: dict[bool, list[str]] = {False: [], True: []}
+        for i, j, before, between in around:
             p = pattern[i][j]
-            thick = i == followed
-            (on_top if thick else lines).append(
-                f'<line x1="{left}" y1="{y(i):g}" x2="{right}" y2="{y(j):g}" '
-                f'stroke="{head_colour(h)}" stroke-opacity="{p:.4f}" '
-                f'stroke-width="{FOLLOWED_WIDTH if thick else LINE_WIDTH:g}" '
-                f'data-head="{h}" data-query="{i}" data-key="{j}" data-p="{p!r}"/>'
-            )
+            lines[i == followed].append(f'{before}{p:.4f}{between}{p!r}"/>')
+        for thick, out in ((False, groups), (True, on_top)):
+            if lines[thick]:
+                out.append(
+                    f'<g data-head="{h}" stroke="{head_colour(h)}" '
+                    f'stroke-width="{FOLLOWED_WIDTH if thick else LINE_WIDTH:g}" '
+                    f'transform="translate({left} 0)">' + "".join(lines[thick]) + "</g>"
+                )
 
     def column(x: int, anchor: str) -> list[str]:
         return [
@@ -141,9 +157,9 @@ def head_view(
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" class="head-view" width="{width}" '
         f'height="{height}" viewBox="0 0 {width} {height}" font-size="{font}" fill="{MUTED}" '
-        f'data-top="{top}" data-row="{row}" role="img" '
+        f'data-top="{top}" data-row="{row}" data-span="{span}" role="img" '
         f'aria-label="{escape(query_title)} → {escape(key_title)}">'
-        + "".join(lines + on_top + column(left - 6, "end") + column(right + 6, "start"))
+        + "".join(groups + on_top + column(left - 6, "end") + column(right + 6, "start"))
         + "".join(titles + legend)
         + "</svg>"
     )
@@ -157,22 +173,24 @@ def lines_of(view: str) -> list[dict]:
     the pair its data attributes name)."""
     root = ElementTree.fromstring(view)
     top, row = float(root.get("data-top")), float(root.get("data-row"))
+    span = float(root.get("data-span"))  # from the query column (x 0 in a group) to the keys
 
     def token(y: str) -> float:  # the row a y is drawn at
         return (float(y) - top) / row - 0.5
 
     out = []
-    for e in root.iter(f"{_SVG}line"):
-        if e.get("data-p") is None:
-            continue  # a legend swatch
-        out.append(
-            {"x0": 0, "x1": 1}
-            | {"y0": token(e.get("y1")), "y1": token(e.get("y2"))}
-            | {"query": int(e.get("data-query")), "key": int(e.get("data-key"))}
-            | {"head": int(e.get("data-head")), "opacity": float(e.get("data-p"))}
-            | {"drawn": float(e.get("stroke-opacity"))}
-            | {"line": {"color": e.get("stroke"), "width": float(e.get("stroke-width"))}}
-        )
+    for group in root.iter(f"{_SVG}g"):
+        if group.get("data-head") is None:
+            continue
+        style = {"color": group.get("stroke"), "width": float(group.get("stroke-width"))}
+        for e in group.iter(f"{_SVG}line"):
+            out.append(
+                {"x0": float(e.get("x1", 0)) / span, "x1": float(e.get("x2", 0)) / span}
+                | {"y0": token(e.get("y1")), "y1": token(e.get("y2"))}
+                | {"query": int(e.get("data-q")), "key": int(e.get("data-k"))}
+                | {"head": int(group.get("data-head")), "opacity": float(e.get("data-p"))}
+                | {"drawn": float(e.get("stroke-opacity")), "line": dict(style)}
+            )
     return out
 
 

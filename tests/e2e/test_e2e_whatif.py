@@ -114,10 +114,10 @@ def test_a_token_chip_moves_the_outline_by_mouse_and_keyboard(session: Session) 
     wait_outline(page, "figs-patterns", 1.0, plots=4)  # the grid, in one figure or in pieces
     widths = page.evaluate(
         """() => {
-            // the head view's lines: one SVG line per pair, its query in data-query
+            // the head view's lines: one SVG line per pair, its query in data-q
             const lines = document.querySelectorAll('.st-key-headview svg line[data-p]');
             return [...lines].map(
-                l => [Number(l.dataset.query), parseFloat(getComputedStyle(l).strokeWidth)]);
+                l => [Number(l.dataset.q), parseFloat(getComputedStyle(l).strokeWidth)]);
         }"""
     )
     thick = {w for y, w in widths if y == 1}
