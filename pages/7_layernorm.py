@@ -5,19 +5,18 @@ import streamlit as st
 
 import llm
 from llm.nn import add, layer_norm, residual_layer_norm, row_stats
-from ui.charts import bar_chart
 from ui.compute import layer_norm_agreement
 from ui.exercise import your_turn
 from ui.frame import frame
-from ui.grids import heatmap_grid
 from ui.labels import feature_labels
+from ui.layernorm_figures import layernorm_figures
 from ui.sections import folded, show_code
 from ui.style import Look
 from ui.tables import matrix_table, styled, table_of
 from ui.text import num, translator
 from ui.text.layernorm import TEXT
 from ui.url_values import Choice, Refused, Sizes
-from ui.wire import show_figures
+from ui.wire import show_figures, show_pieces
 
 EPS_OPTIONS = [1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0]
 EPS_DEFAULT = llm.LN_EPS  # the chapter's value
@@ -89,39 +88,15 @@ resid, ln_out = llm.residual_layer_norm(x, attn_out, eps=eps)
 mean_before, std_before = llm.row_stats(resid)
 mean_after, std_after = llm.row_stats(ln_out)
 
+figures = layernorm_figures(s.setting, look, eps)
 st.subheader(t("matrices"), anchor=False)
-heatmap_grid(
-    [x, attn_out, resid, ln_out],
-    labels,
-    [features] * 4,
-    [
-        t("x", t=n_tokens, d_model=cfg.d_model),
-        t("attn_out"),
-        t("resid"),
-        t("ln_out", eps=num(eps, 6, s.lang, "g")),
-    ],
-    key="matrices",
-    wrap=True,  # two a row where the column holds them, else one: never scrolling sideways
-    look=look,
-    signed=True,
-    x_title=t("feature"),
-    y_title=t("token"),
-    per_row=2,
-)
+# two a row where the column holds them, else one: never scrolling sideways
+show_pieces(figures["matrices"], key="matrices")
 
 st.subheader(t("stats"), anchor=False)
 st.write(t("stats_intro"))
-before, after = t("before"), t("after")
-# the means before only: after LayerNorm every mean is 0, bars nobody would see (the caption)
-means_chart = bar_chart({before: mean_before}, labels, title=t("means_chart"), look=look)
-stds_chart = bar_chart(
-    {before: std_before, after: std_after},
-    labels,
-    title=t("stds_chart"),
-    lines=[(1.0, t("one"))],
-    look=look,
-)
 # side by side where both fit, one under the other where not (a phone, a narrow window)
+means_chart, stds_chart = figures["row_stats"]
 show_figures([(means_chart, "means"), (stds_chart, "stds")], key="row_stats")
 st.caption(t("means_after"))
 stats_cols = [t("mean_before"), t("std_before"), t("mean_after"), t("std_after")]

@@ -541,3 +541,28 @@ def test_english_tables_write_a_fixed_number_of_decimals(page: str) -> None:
         }
         assert set(formats) == {str(c) for c in frame.value.columns}, page
         assert all(re.fullmatch(r"%\.\d[fe]", f) for f in formats.values()), formats
+
+
+def test_layernorm_figures_are_shared_and_follow_eps() -> None:
+    """Page 7's figures come from one cache: the same setting and eps give the same kept
+    figures; another eps gives ln_out at that eps (its last plot), X left as it was."""
+    from ui.compute import Setting, compute_lab
+    from ui.layernorm_figures import layernorm_figures
+    from ui.style import Look
+
+    setting = Setting("the cat sat on mat", 8, 4, 3, True)
+    first = layernorm_figures(setting, Look(), 1e-5)
+    assert layernorm_figures(setting, Look(), 1e-5) is first
+    lab = compute_lab(setting)
+    for eps in (1e-5, 1.0):
+        traces = [
+            t
+            for piece in layernorm_figures(setting, Look(), eps)["matrices"]
+            for t in piece["data"]
+        ]
+        x, *_, ln_out = (np.asarray(t["z"]) for t in traces)
+        np.testing.assert_array_equal(x, lab.x)
+        _, want = llm.residual_layer_norm(lab.x, lab.trace.attn_out, eps=eps)
+        np.testing.assert_allclose(ln_out, want, atol=0)
+    with pytest.raises(TypeError):
+        first["row_stats"][0]["data"].append({})  # shared between sessions: read-only
