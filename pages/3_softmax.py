@@ -27,7 +27,7 @@ TAU_IN_WORDS_CSS = """<style>
 </style>"""
 s = frame("page_softmax", values=(TEMPERATURE, SCALE, TOKEN))
 t = translator(TEXT, s.lang)
-cfg, labels, d_k = s.cfg, s.lab.labels, s.cfg.d_head
+labels = s.lab.labels
 n_tokens = len(labels)
 
 st.title(t("title"), anchor=False)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 import re
 import signal
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 from playwright.sync_api import Browser, ConsoleMessage, Frame, Locator, Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 import llm
 from ui.frame import PAGES
@@ -37,6 +39,7 @@ PORTS = range(8720, 8800)
 SIDEBAR = "[data-testid='stSidebar']"
 STARTUP_SECONDS = 90  # a cold start imports numpy, pandas and plotly on a busy machine
 WAIT_MS = 30_000
+REPORT_MS = 10_000  # the store's report, on a page that has drawn: a second at most, unless busy
 DEFAULT_TEXT = "the cat sat on mat"
 
 
@@ -160,9 +163,14 @@ class Session:
     base: str
 
     def open(self, path: str) -> None:
-        """Visit a path (with its query) and wait until the script has run to its end."""
+        """Visit a path (with its query) and wait until the script has run to its end, and
+        the rerun that brings the browser's saved work has too (``reported``): a key pressed in
+        that rerun could meet a widget it draws again with the value it had."""
         self.page.goto(self.base + path)
         settle(self.page)
+        # the store stays mounted when the restore has something to write back: no rerun comes
+        with contextlib.suppress(PlaywrightTimeout):
+            reported(self.page, timeout_ms=REPORT_MS)
 
 
 def new_session(
@@ -220,13 +228,13 @@ def settle(page: Page | Frame) -> None:
     )
 
 
-def reported(page: Page | Frame) -> None:
+def reported(page: Page | Frame, timeout_ms: float = WAIT_MS) -> None:
     """Wait until a new browser has reported its saved work and the rerun that brings it has
     ended. The first run mounts the hidden store (``ui.progress``), the page is drawn, then the
     store's answer reruns the page: a click in that rerun can meet a widget it replaces (a
-    download button's file is registered again). With nothing saved, the store is not mounted
-    again."""
-    page.locator(f".st-key-{STORE_KEY}").wait_for(state="detached")
+    download button's file is registered again). With nothing to write back, the store is not
+    mounted again."""
+    page.locator(f".st-key-{STORE_KEY}").wait_for(state="detached", timeout=timeout_ms)
     settle(page)
 
 

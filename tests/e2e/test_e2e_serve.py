@@ -14,6 +14,7 @@ import sys
 import tempfile
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from playwright.sync_api import Browser
+from playwright.sync_api import Browser, Frame, Locator, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 import llm
@@ -158,14 +159,7 @@ def test_a_download_in_a_frame_of_another_site_comes_from_its_own_process(
             settle(frame)  # the box draws its tables when it opens
             for name, want in tables.items():
                 button = frame.get_by_role("button", name=f"{name} · CSV")
-                try:
-                    with page.expect_download() as download:
-                        button.click()
-                except PlaywrightTimeout:
-                    page.screenshot(path=ARTIFACTS / f"e2e-serve-no-download-{seed}-{name}.png")
-                    said = frame.get_by_test_id("stDownloadButtonError").all_inner_texts()
-                    pytest.fail(f"seed {seed}: no {name}.csv came in 30 s; the buttons say {said}")
-                text = Path(download.value.path()).read_text()
+                text = Path(_download(page, frame, button, f"{seed}-{name}")).read_text()
                 table = pd.read_csv(io.StringIO(text), index_col=0, float_precision="round_trip")
                 assert table.shape == want.shape, (seed, name)
                 np.testing.assert_array_equal(table.to_numpy(), want, err_msg=f"{seed} {name}")
@@ -175,3 +169,24 @@ def test_a_download_in_a_frame_of_another_site_comes_from_its_own_process(
                 page.screenshot(path=ARTIFACTS / "e2e-serve-frame-of-another-site.png")
         finally:
             context.close()
+
+
+def _download(page: Page, frame: Frame, button: Locator, name: str, tries: int = 3) -> str:
+    """Click a download button until its file comes (at most ``tries`` clicks, 15 s each): the
+    path of the file. On a loaded machine the tables above the button may still be settling
+    their height when the click lands, so a click can meet the space the button has just left;
+    a student clicks again, and so does this. A click that brings no file is reported (with a
+    screenshot and what the buttons say) as a warning, and after the last one as a failure."""
+    for attempt in range(1, tries + 1):
+        try:
+            with page.expect_download(timeout=15_000) as download:
+                button.click()
+            return download.value.path()
+        except PlaywrightTimeout:
+            page.screenshot(path=ARTIFACTS / f"e2e-serve-no-download-{name}-{attempt}.png")
+            said = frame.get_by_test_id("stDownloadButtonError").all_inner_texts()
+            message = f"click {attempt} on {name}.csv brought no file in 15 s; buttons say {said}"
+            if attempt == tries:
+                pytest.fail(message)
+            warnings.warn(message, stacklevel=1)
+    raise AssertionError("unreachable")
