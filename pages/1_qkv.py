@@ -88,8 +88,7 @@ heatmap_grid(  # one figure where it fits the column: the browser draws each fro
     labels,
     [feature_labels(cfg.d_head, name.lower()) for name in projected],
     [t(f"{name.lower()}_map") for name in projected],
-    key="qkv_map",
-    wrap=True,  # wider than a narrow column: in pieces that wrap, never scrolling sideways
+    key="qkv_map",  # wider than a narrow column: in pieces that wrap, never scrolling sideways
     look=look,
     signed=True,
     per_row=3,

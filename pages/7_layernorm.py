@@ -51,9 +51,8 @@ EPS = EpsChoice(
 s = frame("page_layernorm", values=(EPS,))
 t = translator(TEXT, s.lang)
 look = Look.of(s)
-x, attn_out, labels, cfg = s.lab.x, s.lab.trace.attn_out, s.lab.labels, s.cfg
-n_tokens = len(labels)
-features = feature_labels(cfg.d_model)
+x, attn_out, labels = s.lab.x, s.lab.trace.attn_out, s.lab.labels
+features = feature_labels(s.cfg.d_model)
 
 st.title(t("title"), anchor=False)
 st.latex(r"\mathrm{resid} = X + \mathrm{attn\_out}")

@@ -42,22 +42,17 @@ def heatmap_grid(
     titles: Sequence[str],
     *,
     key: str,
-    wrap: bool = False,
     **style: Any,
 ) -> None:
-    """Several heatmaps in ONE figure, on one colour scale with one colour bar; ``style`` as in
-    ``grid_figure``. ``wrap``: in the pieces of ``grid_figures`` where one figure is wider than
-    the narrowest column (keys ``key``, ``key-1``, ...), so they wrap instead of scrolling.
+    """Several heatmaps on one colour scale in the figures of ``grid_figures``: ONE figure
+    where it fits the narrowest column, else pieces that wrap instead of scrolling (keys
+    ``key``, ``key-1``, ...); ``style`` as in ``grid_figures``.
 
     One figure rather than one per matrix where it can: the browser draws every figure from
     scratch on each change, and most of that cost is per figure, not per cell.
     Shapes: mats N × [R, C]; rows R labels; cols N × C labels; titles N.
     """
-    if wrap:
-        pieces = grid_figures(mats, rows, cols, titles, **style)
-    else:
-        pieces = [grid_figure(mats, rows, cols, titles, **style)]
-    show_pieces(pieces, key)
+    show_pieces(grid_figures(mats, rows, cols, titles, **style), key)
 
 
 def grid_figures(
