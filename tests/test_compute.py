@@ -98,17 +98,15 @@ def test_frozen_reaches_arrays_inside_containers() -> None:
     assert not any(m.flags.writeable for m in (a, b, c))
 
 
-def test_cache_keys_name_the_dataclasses_they_key() -> None:
-    """KEYS keys a cache by a dataclass's repr: each name is a class of the app (a renamed one
-    would fall back to Streamlit's slower hash), and every field reaches the key."""
-    import importlib
-
+def test_cache_keys_are_the_frozen_dataclasses_and_every_field_reaches_them() -> None:
+    """KEYS keys a cache by a dataclass's repr: only frozen dataclasses (a key that cannot
+    change after it was taken), and every field reaches the key."""
     from ui.compute import KEYS
     from ui.style import FittedLook, Look
 
-    for name in KEYS:
-        module, _, cls = name.rpartition(".")
-        assert dataclasses.is_dataclass(getattr(importlib.import_module(module), cls)), name
+    assert set(KEYS) == {Setting, Look, FittedLook}
+    for cls in KEYS:
+        assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen, cls
     base = Setting("the cat sat on mat", 8, 4, 7, True, "seeded")
     moved = [
         dataclasses.replace(base, **{f.name: v})

@@ -20,6 +20,7 @@ import llm
 from llm import engine, readable
 from llm.compare import head_differences, layer_norm_differences, max_differences, outputs, run
 from llm.scaling import Scaling, scaling_sweep
+from ui.style import FittedLook, Look
 
 
 @dataclass(frozen=True)
@@ -52,11 +53,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 # a cache key's dataclasses by their repr (every field, in order): Streamlit's own hash walks
 # their fields through pickle: 0.27 ms a look-up with a Setting and a Look, 0.08 ms by repr
-KEYS: dict[str, Callable[[Any], Any]] = {
-    "ui.compute.Setting": repr,
-    "ui.style.Look": repr,
-    "ui.style.FittedLook": repr,
-}
+KEYS: dict[type, Callable[[Any], Any]] = {Setting: repr, Look: repr, FittedLook: repr}
 
 
 def shared(max_entries: int) -> Callable[[F], F]:
