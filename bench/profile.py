@@ -2,6 +2,7 @@
 
     .venv/bin/python -m bench.profile pages/6_concat.py --preset largest --reruns 10
     .venv/bin/python -m bench.profile pages/5_heads.py --sort tottime --top 40
+    .venv/bin/python -m bench.profile pages/4_mix.py --same --callers filtered_state
 
 Profiles only the script runs (after two warm-up runs), one new seed per rerun (a cache miss;
 on the learned page a new training step too, as bench.pages moves it) unless ``--same`` is
@@ -21,7 +22,14 @@ from bench.common import PRESETS, ROOT, page_slug
 
 
 def profile_page(
-    path: Path, preset: str, reruns: int, same: bool, sort: str, top: int, filters: list[str]
+    path: Path,
+    preset: str,
+    reruns: int,
+    same: bool,
+    sort: str,
+    top: int,
+    filters: list[str],
+    callers: str | None = None,
 ) -> str:
     from streamlit.testing.v1 import AppTest, app_test, local_script_runner
     from streamlit.testing.v1.local_script_runner import LocalScriptRunner
@@ -62,7 +70,10 @@ def profile_page(
         app_test.LocalScriptRunner, app_test.ScriptCache, local_script_runner.ScriptCache = saved
     out = io.StringIO()
     stats = pstats.Stats(profiler, stream=out).strip_dirs().sort_stats(sort)
-    stats.print_stats(*filters, top)
+    if callers:  # who calls the functions whose name matches, and what each call cost there
+        stats.print_callers(callers)
+    else:
+        stats.print_stats(*filters, top)
     return out.getvalue()
 
 
@@ -75,11 +86,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sort", default="cumulative", help="pstats sort key")
     parser.add_argument("--top", type=int, default=35)
     parser.add_argument("--filter", action="append", default=[], help="pstats name filter")
+    parser.add_argument("--callers", help="print the callers of the functions this matches")
     args = parser.parse_args(argv)
     path = Path(args.page)
     if not path.is_absolute():
         path = ROOT / path
-    text = profile_page(path, args.preset, args.reruns, args.same, args.sort, args.top, args.filter)
+    text = profile_page(
+        path, args.preset, args.reruns, args.same, args.sort, args.top, args.filter, args.callers
+    )
     sys.stdout.write(text)
     return 0
 

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 import llm
 import llm.checkpoints
 from llm import behaviour
 from tests.apptest_pages import array_of, figure, figure_pieces, link_opener, shown_text, z_of
+from ui.shared_cache import STORE
 from ui.text.learned import TEXT
 
 PAGE = "../pages/10_learned.py"
@@ -187,11 +187,11 @@ def test_one_word_has_no_position_slider() -> None:
 
 def _with_model_file(path: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
     monkeypatch.setattr(llm.checkpoints, "MODEL_FILE", path)
-    st.cache_resource.clear()  # the page keeps the checkpoints it has read
+    STORE.clear()  # the page keeps the checkpoints it has read
     try:
         at = AppTest.from_file(PAGE, default_timeout=60).run()
     finally:
-        st.cache_resource.clear()
+        STORE.clear()
     assert not at.exception, at.exception
     return at
 

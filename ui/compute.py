@@ -1,9 +1,9 @@
 """The one place the app calls the engine: a bounded cache keyed on a ``Setting`` of scalars.
 
-The cached lab is one shared object, not a copy per rerun (``st.cache_resource``, not
-``st.cache_data``): ``st.cache_data`` would unpickle a fresh copy on every hit, a cost paid on
-every rerun of a busy server (docs/performance.md). Its arrays are made read-only, so no page can
-change what another session reads: a write raises instead.
+The cached lab is one shared object, not a copy per rerun (``shared``, in a store bounded by
+bytes, ``ui.shared_cache``; not ``st.cache_data``, which would unpickle a fresh copy on every hit,
+a cost paid on every rerun of a busy server: docs/performance.md). Its arrays are made
+read-only, so no page can change what another session reads: a write raises instead.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import llm
 from llm import engine, readable
 from llm.compare import head_differences, layer_norm_differences, max_differences, outputs, run
 from llm.scaling import Scaling, scaling_sweep
+from ui.shared_cache import cached
 from ui.style import FittedLook, Look
 
 
@@ -53,13 +54,15 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 # a cache key's dataclasses by their repr (every field, in order): Streamlit's own hash walks
 # their fields through pickle: 0.27 ms a look-up with a Setting and a Look, 0.08 ms by repr
+# (``copied``), a few microseconds in the shared store (``shared``)
 KEYS: dict[type, Callable[[Any], Any]] = {Setting: repr, Look: repr, FittedLook: repr}
 
 
 def shared(max_entries: int) -> Callable[[F], F]:
-    """``st.cache_resource`` for objects every session reads and none changes (a lab, a kept
-    figure), at most ``max_entries`` of them, keyed as KEYS says."""
-    return st.cache_resource(max_entries=max_entries, show_spinner=False, hash_funcs=KEYS)
+    """One object for every session, which none changes (a lab, a kept figure): at most
+    ``max_entries`` of a function's, and what all of them weigh bounded
+    (``ui.shared_cache``), keyed as KEYS says."""
+    return cached(max_entries, KEYS)
 
 
 def copied(max_entries: int) -> Callable[[F], F]:

@@ -115,13 +115,15 @@ def _read_only(self: Any, *args: Any, **kwargs: Any) -> None:
 
 
 class _KeptTraces(list):
-    """A kept figure's traces, read-only, with their wire form once built: (traces, digest)."""
+    """A kept figure's traces, read-only, with their wire form once built: (traces, digest),
+    and the length of its JSON text (what a cache weighs, ``ui.shared_cache.weight``)."""
 
-    __slots__ = ("wired",)
+    __slots__ = ("wired", "wired_bytes")
 
     def __init__(self, traces: Sequence[dict]) -> None:
         super().__init__(traces)
         self.wired: tuple[list, int] | None = None
+        self.wired_bytes = 0
 
     __setitem__ = __delitem__ = __iadd__ = __imul__ = _read_only
     append = extend = insert = pop = remove = clear = sort = reverse = _read_only
@@ -131,13 +133,15 @@ class _KeptTraces(list):
 
 
 class _KeptLayout(dict):
-    """A kept figure's layout, read-only, with its styled wire form once built."""
+    """A kept figure's layout, read-only, with its styled wire form once built, and the length
+    of its JSON text (what a cache weighs)."""
 
-    __slots__ = ("wired",)
+    __slots__ = ("wired", "wired_bytes")
 
     def __init__(self, layout: dict) -> None:
         super().__init__(layout)
         self.wired: dict | None = None
+        self.wired_bytes = 0
 
     __setitem__ = __delitem__ = __ior__ = _read_only
     update = pop = popitem = setdefault = clear = _read_only
@@ -148,15 +152,19 @@ class _KeptLayout(dict):
 
 def keep(fig: Spec) -> Spec:
     """``fig`` as a figure that never changes again, for a cache to return: its traces and its
-    layout read-only (a change raises), and ``show_figure`` builds their wire form once, then
-    sends that on every rerun (walking a 16-head grid's 16 000 cells each time cost more than
-    the rest of its rerun). A figure built from a kept one that shares its traces list
+    layout read-only (a change raises), their wire form built now, once, and sent as it is on
+    every rerun (walking a 16-head grid's 16 000 cells each time cost more than the rest of its
+    rerun); built here, not at the first send, so that the cache that keeps the figure weighs
+    it whole. A figure built from a kept one that shares its traces list
     (``ui.follow.outline_row``: the same traces, a new layout) reuses their wire form."""
     data, layout = fig["data"], fig["layout"]
-    return {
+    kept = {
         "data": data if isinstance(data, _KeptTraces) else _KeptTraces(data),
         "layout": layout if isinstance(layout, _KeptLayout) else _KeptLayout(layout),
     }
+    _wired_traces(kept["data"])
+    _wired_layout(kept["layout"])
+    return kept
 
 
 def _wired_traces(traces: Sequence[dict]) -> tuple[list, int]:
@@ -165,10 +173,12 @@ def _wired_traces(traces: Sequence[dict]) -> tuple[list, int]:
     if isinstance(traces, _KeptTraces) and traces.wired is not None:
         return traces.wired
     data = _wire(traces)
-    revision = zlib.crc32(json.dumps(data, separators=(",", ":")).encode())
+    text = json.dumps(data, separators=(",", ":"))
+    revision = zlib.crc32(text.encode())
     if not isinstance(traces, _KeptTraces):
         return data, revision
-    traces.wired = [{k: _written(v) for k, v in trace.items()} for trace in data], revision
+    traces.wired = [_written_values(trace) for trace in data], revision
+    traces.wired_bytes = len(text)
     return traces.wired
 
 
@@ -184,13 +194,23 @@ def _written(value: Any) -> Any:
     return orjson.Fragment(_safe(text.decode("utf8"), _swap_orjson))
 
 
+def _written_values(spec: dict) -> dict:
+    """A trace's or a layout's top level, each dict, list or tuple in it written (``_written``);
+    numbers and words stay as they are, plotly writes them as fast as it copies a text."""
+    return {k: _written(v) if isinstance(v, dict | list | tuple) else v for k, v in spec.items()}
+
+
 def _wired_layout(layout: dict) -> dict:
-    """The layout in the chart style, as plotly sends it (a kept figure's: built once)."""
+    """The layout in the chart style, as plotly sends it (a kept figure's: built once, each
+    value that is a dict or a list kept as its JSON text, ``_written``: the style's thousand
+    small dicts a figure, held as text)."""
     if isinstance(layout, _KeptLayout) and layout.wired is not None:
         return layout.wired
     wired = _wire(styled(layout))
     if isinstance(layout, _KeptLayout):
-        layout.wired = wired
+        layout.wired_bytes = len(json.dumps(wired, separators=(",", ":"), default=str))
+        layout.wired = _written_values(wired)
+        return layout.wired
     return wired
 
 
