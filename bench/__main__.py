@@ -4,6 +4,7 @@
 .venv/bin/python -m bench --quick               # fewer repeats, smaller grids
 .venv/bin/python -m bench --only core,pages     # some sections; the others keep their
                                                 # last results in latest.json
+.venv/bin/python -m bench --only load --pages qkv,scores,softmax --out /tmp/load
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ def _run_section(name: str, args: argparse.Namespace) -> dict:
         return checks.run(quick=args.quick)
     from bench import load
 
-    return load.run(quick=args.quick, browser_probe=not args.no_probe)
+    pages = [p.strip() for p in args.pages.split(",") if p.strip()] if args.pages else None
+    return load.run(quick=args.quick, browser_probe=not args.no_probe, pages=pages)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -61,6 +63,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-torch", action="store_true", help="skip the PyTorch comparison")
     parser.add_argument("--no-ws", action="store_true", help="pages: AppTest only, no server")
     parser.add_argument("--no-probe", action="store_true", help="load: no browser tabs")
+    parser.add_argument(
+        "--pages",
+        help="load: the students' pages, a comma list of slugs (default: every lesson page), "
+        "to compare with a checkout that has fewer pages",
+    )
     parser.add_argument(
         "--render", action="store_true", help="only rewrite latest.md from latest.json"
     )

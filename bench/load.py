@@ -193,9 +193,15 @@ async def _class(
 
 
 def _fresh_server_run(
-    n: int, duration_s: float, pace_s: float | None, seed: int, probe, processes: int = 1
+    n: int,
+    duration_s: float,
+    pace_s: float | None,
+    seed: int,
+    probe,
+    processes: int = 1,
+    pages: list[str] | None = None,
 ) -> dict:
-    pages = _lesson_slugs()
+    pages = pages or _lesson_slugs()
     serving = streamlit_server() if processes == 1 else streamlit_cluster(processes)
     with serving as server:
         rss_idle = server.rss().get("VmRSS")
@@ -209,8 +215,12 @@ def _fresh_server_run(
     return out
 
 
-def run(quick: bool = False, browser_probe: bool = True) -> dict:
-    """The class runs, then the saturation runs; each on a fresh server."""
+def run(quick: bool = False, browser_probe: bool = True, pages: list[str] | None = None) -> dict:
+    """The class runs, then the saturation runs; each on a fresh server. ``pages``: the lesson
+    pages the students open, in turn (every one when None)."""
+    unknown = sorted(set(pages or ()) - set(_lesson_slugs()))
+    if unknown:
+        raise ValueError(f"no such lesson page: {', '.join(unknown)}")
     duration = 8.0 if quick else 25.0
     sat_duration = 4.0 if quick else 8.0
     sizes = (1, 10, 30) if quick else (1, 10, 30, 100)
@@ -219,21 +229,30 @@ def run(quick: bool = False, browser_probe: bool = True) -> dict:
         from bench import browser
 
         probe = browser.prepare_probe(changes=5 if quick else 14)
-    result: dict = {"classes": [], "saturation": [], "loadavg_start": loadavg()}
+    result: dict = {
+        "classes": [],
+        "saturation": [],
+        "loadavg_start": loadavg(),
+        "pages": pages or _lesson_slugs(),
+    }
     for i, n in enumerate(sizes):
         use_probe = probe if n >= 30 else None
-        result["classes"].append(_fresh_server_run(n, duration, PACE_S, 10 + i, use_probe))
+        result["classes"].append(
+            _fresh_server_run(n, duration, PACE_S, 10 + i, use_probe, pages=pages)
+        )
     for i, c in enumerate((2, 4, 8, 16)):
-        result["saturation"].append(_fresh_server_run(c, sat_duration, None, 100 + i, None))
+        result["saturation"].append(
+            _fresh_server_run(c, sat_duration, None, 100 + i, None, pages=pages)
+        )
     if nginx_path() is not None:
         # one process per core behind nginx (scripts/serve.sh): the biggest class, saturation
         result["cluster"] = {
             "processes": CLUSTER_PROCESSES,
             "classes": [
-                _fresh_server_run(sizes[-1], duration, PACE_S, 50, probe, CLUSTER_PROCESSES)
+                _fresh_server_run(sizes[-1], duration, PACE_S, 50, probe, CLUSTER_PROCESSES, pages)
             ],
             "saturation": [
-                _fresh_server_run(c, sat_duration, None, 150 + i, None, CLUSTER_PROCESSES)
+                _fresh_server_run(c, sat_duration, None, 150 + i, None, CLUSTER_PROCESSES, pages)
                 for i, c in enumerate((4, 8, 16))
             ],
         }

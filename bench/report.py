@@ -260,7 +260,8 @@ def _load(r: dict) -> list[str]:
         "`script_finished`; reruns/s counts the changes finished between the end of the "
         "2 s ramp and the deadline; *first load* = each session's first run; *server CPU* = "
         "the server process's CPU time over all runs (first loads included) / their number. "
-        "A fresh server per row; the load generator runs on the same machine.",
+        "A fresh server per row; the load generator runs on the same machine."
+        + (f" Pages: {', '.join('/' + p for p in r['pages'])}." if r.get("pages") else ""),
         "",
         "| processes | sessions | pace | reruns/s | p50 | p95 | max | first load p95 | errors | "
         "RSS start → peak → after close (MB) | server CPU ms / rerun | kB / rerun | load |",

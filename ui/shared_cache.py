@@ -25,9 +25,9 @@ import numpy as np
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-# a process's labs and figures, as ``weight`` weighs them: at chapter 9's size about eighty
-# settings of one page's, or twenty-five of every page's; at the largest a few of one page's
-BUDGET_BYTES = 12 * 2**20
+# a process's labs and figures, as ``weight`` weighs them: at chapter 9's size about fifty
+# settings of one page's, or fifteen of every page's; at the largest a few of one page's
+BUDGET_BYTES = 8 * 2**20
 _SCALARS = (int, float, bool, type(None), str, bytes)
 
 
