@@ -221,6 +221,7 @@ def run(quick: bool = False, browser_probe: bool = True, pages: list[str] | None
     unknown = sorted(set(pages or ()) - set(_lesson_slugs()))
     if unknown:
         raise ValueError(f"no such lesson page: {', '.join(unknown)}")
+    pages = pages or _lesson_slugs()
     duration = 8.0 if quick else 25.0
     sat_duration = 4.0 if quick else 8.0
     sizes = (1, 10, 30) if quick else (1, 10, 30, 100)
@@ -233,7 +234,7 @@ def run(quick: bool = False, browser_probe: bool = True, pages: list[str] | None
         "classes": [],
         "saturation": [],
         "loadavg_start": loadavg(),
-        "pages": pages or _lesson_slugs(),
+        "pages": pages,
     }
     for i, n in enumerate(sizes):
         use_probe = probe if n >= 30 else None

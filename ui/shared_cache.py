@@ -151,7 +151,6 @@ def cached(
                 store.put(key, value, max_entries)
             return value
 
-        wrapper.name = name  # type: ignore[attr-defined]
         return wrapper  # type: ignore[return-value]
 
     return decorate

@@ -196,7 +196,7 @@ def _written(value: Any) -> Any:
 
 def _written_values(spec: dict) -> dict:
     """A trace's or a layout's top level, each dict, list or tuple in it written (``_written``);
-    numbers and words stay as they are, plotly writes them as fast as it copies a text."""
+    numbers and words stay as they are, for plotly to write as it writes any figure's."""
     return {k: _written(v) if isinstance(v, dict | list | tuple) else v for k, v in spec.items()}
 
 
