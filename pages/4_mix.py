@@ -13,7 +13,7 @@ from ui.heatmaps import heatmap
 from ui.labels import feature_labels
 from ui.sections import folded, show_code
 from ui.style import Look
-from ui.tables import matrix_table, styled, table_of
+from ui.tables import matrix_table, number_table
 from ui.text import md_escape, num, translator
 from ui.text.mix import TEXT
 from ui.wire import show_figure
@@ -84,8 +84,8 @@ if s.causal and i < last:
 
 st.markdown(f"**{t('sum_head')}**")
 total = llm.column_sums(contributions)  # [d_head]
-sums = table_of(np.stack([total, head.z[i]]), [t("sum_row", i=i), t("z_row", i=i)], z_cols)
-st.dataframe(styled(sums, s.lang, 6), width="stretch", key="sum_table")
+sum_rows = [t("sum_row", i=i), t("z_row", i=i)]
+number_table(np.stack([total, head.z[i]]), sum_rows, z_cols, lang=s.lang, key="sum_table", digits=6)
 st.metric(
     t("check", i=i), num(llm.max_abs_diff(total, head.z[i]), 1, s.lang, "e"), help=t("check_help")
 )

@@ -12,7 +12,7 @@ from ui.labels import feature_labels
 from ui.layernorm_figures import layernorm_figures
 from ui.sections import folded, show_code
 from ui.style import Look
-from ui.tables import matrix_table, styled, table_of
+from ui.tables import matrix_table, number_table
 from ui.text import num, translator
 from ui.text.layernorm import TEXT
 from ui.url_values import Choice, Refused, Sizes
@@ -99,13 +99,17 @@ means_chart, stds_chart = figures["row_stats"]
 show_figures([(means_chart, "means"), (stds_chart, "stds")], key="row_stats")
 st.caption(t("means_after"))
 stats_cols = [t("mean_before"), t("std_before"), t("mean_after"), t("std_after")]
-stats = table_of(
-    np.column_stack([mean_before, std_before, mean_after, std_after]), labels, stats_cols
-)
 # six decimals, so a std of 0.99999 does not read as 1; the mean after in scientific notation,
 # so its -2.8e-17 shows what "0 up to floating-point precision" means (an exact 0 reads "0")
-shown = styled(stats, s.lang, 6, kinds={t("mean_after"): (1, "e")})
-st.dataframe(shown, width="stretch", key="row_stats")
+number_table(
+    np.column_stack([mean_before, std_before, mean_after, std_after]),
+    labels,
+    stats_cols,
+    lang=s.lang,
+    key="row_stats",
+    digits=6,
+    kinds={t("mean_after"): (1, "e")},
+)
 st.info(t("std_below"))
 st.caption(t("eps_role"))
 st.write(t("helpers"))

@@ -12,7 +12,7 @@ from ui.exercise import your_turn
 from ui.frame import frame
 from ui.labels import feature_labels
 from ui.sections import lazy_tabs, show_code
-from ui.tables import matrix_table, shape_text, styled, table_of
+from ui.tables import matrix_table, number_table, shape_text
 from ui.text import translator
 from ui.text.code import TEXT
 
@@ -30,16 +30,15 @@ st.write(t("intro"))
 
 st.subheader(t("compare"), anchor=False)
 st.write(t("compare_intro", eps=f"{EPS:g}"))
-largest = table_of(
+number_table(
     np.array([[differences[name]] for name in QUANTITIES]),
     [shape_text(name, np.asarray(engine_out[name])) for name in QUANTITIES],
     [t("largest")],
-)
-st.dataframe(
-    # two decimals of the mantissa, as the prose writes them (a decimal comma in French)
-    styled(largest, s.lang, kinds={t("largest"): (2, "e")}),
-    width="content",  # one column: its numbers beside the names they belong to
+    lang=s.lang,
     key="differences",
+    # two decimals of the mantissa, as the prose writes them (a decimal comma in French)
+    kinds={t("largest"): (2, "e")},
+    width="content",  # one column: its numbers beside the names they belong to
 )
 if agree(differences):
     st.success(t("agree"), icon=":material/check_circle:")

@@ -126,9 +126,39 @@ def z_of(spec: dict, trace: int = 0) -> np.ndarray:
     return array_of(spec["data"][trace]["z"])
 
 
+def _column_types(frame) -> dict[str, dict]:
+    """A dataframe's column configuration by column name: its ``type_config``s."""
+    columns = json.loads(frame.proto.columns or "{}")
+    return {name: column.get("type_config", {}) for name, column in columns.items()}
+
+
 def tables(at: AppTest) -> list:
-    """The dataframes of the page body, in page order."""
-    return [df.value for df in at.main.dataframe]
+    """The dataframes of the page body, in page order, as numbers in every language: a column
+    sent as the text a number reads (French decimals, scientific notation) is read back."""
+    out = []
+    for frame in at.main.dataframe:
+        value = frame.value.copy()
+        for name, kind in _column_types(frame).items():
+            if kind.get("type") == "text" and name in value.columns:
+                value[name] = [float(cell.replace(",", ".")) for cell in value[name]]
+        out.append(value)
+    return out
+
+
+def shown_cells(at: AppTest, n: int = 0) -> list[list[str]]:
+    """The text dataframe ``n`` shows in its cells, row by row: a number column through its
+    printf format (as the browser writes it, for finite numbers), a text column as sent."""
+    frame = at.main.dataframe[n]
+    kinds = _column_types(frame)
+    columns = []
+    for name in frame.value.columns:
+        kind = kinds.get(str(name), {})
+        cells = frame.value[name]
+        if kind.get("type") == "number" and kind.get("format"):
+            columns.append([kind["format"] % v for v in cells])
+        else:
+            columns.append([str(v) for v in cells])
+    return [list(row) for row in zip(*columns, strict=True)]
 
 
 def close_to_shown(shown, exact: np.ndarray, digits: int = 3) -> None:

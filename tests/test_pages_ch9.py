@@ -17,7 +17,6 @@ import re
 import string
 
 import numpy as np
-import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -34,10 +33,12 @@ from tests.apptest_pages import (
     figure,
     figure_pieces,
     opened,
+    shown_cells,
     shown_text,
     tables,
     z_of,
 )
+from ui.text import num
 from ui.text.code import TEXT as CODE_TEXT
 from ui.text.concat import TEXT as CONCAT_TEXT
 from ui.text.heads import TEXT as HEADS_TEXT
@@ -287,15 +288,17 @@ def test_layernorm_matrices_and_row_stats(link: str) -> None:
 
     stats = stats_of(at)
     assert list(tables(at)[0].index) == want.labels
-    np.testing.assert_allclose(stats[:, 0], resid.mean(axis=1), atol=1e-12)
-    np.testing.assert_allclose(stats[:, 1], resid.std(axis=1), atol=1e-12)
+    # six decimals; the mean after as num writes it in scientific notation
+    close_to_shown(stats[:, 0], resid.mean(axis=1), digits=6)
+    close_to_shown(stats[:, 1], resid.std(axis=1), digits=6)
+    after = [row[2] for row in shown_cells(at)]
+    assert after == [num(v, 1, "en", "e") for v in ln_out.mean(axis=1)]
     # what is shown after LayerNorm: mean 0, std 1 up to eps
     np.testing.assert_allclose(stats[:, 2], 0.0, atol=1e-12)
     assert (stats[:, 3] < 1.0).all() and (stats[:, 3] > 0.999).all()
-    # eps inside the sqrt: std after = std / sqrt(std² + eps), from the shown std before
-    np.testing.assert_allclose(
-        stats[:, 3], stats[:, 1] / np.sqrt(stats[:, 1] ** 2 + 1e-5), rtol=1e-12
-    )
+    # eps inside the sqrt: std after = std / sqrt(std² + eps)
+    std = resid.std(axis=1)
+    close_to_shown(stats[:, 3], std / np.sqrt(std**2 + 1e-5), digits=6)
     assert len(tables(at)) == 1  # the matrices' tables are in a closed section
     x_tab, attn_tab, resid_tab, ln_tab = tables(
         opened("layernorm", LINKS[link], layernorm_tables=True)
@@ -307,9 +310,10 @@ def test_layernorm_matrices_and_row_stats(link: str) -> None:
     # and after, as two charts of one row: side by side where both fit, else one under the other
     means, stds = figure(at, "means")["data"], figure(at, "stds")["data"]
     assert len(means) == 1 and len(stds) == 2
-    np.testing.assert_allclose(array_of(means[0]["y"]), stats[:, 0], atol=1e-12)
-    np.testing.assert_allclose(array_of(stds[0]["y"]), stats[:, 1], atol=1e-12)
-    np.testing.assert_allclose(array_of(stds[1]["y"]), stats[:, 3], atol=1e-12)
+    np.testing.assert_allclose(array_of(means[0]["y"]), resid.mean(axis=1), atol=1e-12)
+    np.testing.assert_allclose(array_of(stds[0]["y"]), resid.std(axis=1), atol=1e-12)
+    np.testing.assert_allclose(array_of(stds[1]["y"]), ln_out.std(axis=1), atol=1e-12)
+    close_to_shown(array_of(stds[1]["y"]), stats[:, 3], digits=6)  # the table's numbers
     np.testing.assert_allclose(stats[:, 2], 0.0, atol=1e-12)  # the means after, in the table
     assert means[0]["marker"] == stds[0]["marker"]  # "before" in one colour in both
     assert LAYERNORM_TEXT["en"]["means_after"] in [c.value for c in at.caption]
@@ -323,8 +327,9 @@ def test_layernorm_large_eps_lowers_the_std() -> None:
     assert not at.warning
     stats = stats_of(at)
     _, ln_out = llm.residual_layer_norm(want.x, want.trace.attn_out, eps=1.0)
-    np.testing.assert_allclose(stats[:, 3], ln_out.std(axis=1), atol=1e-12)
-    np.testing.assert_allclose(stats[:, 3], stats[:, 1] / np.sqrt(stats[:, 1] ** 2 + 1.0))
+    close_to_shown(stats[:, 3], ln_out.std(axis=1), digits=6)
+    std = (want.x + want.trace.attn_out).std(axis=1)  # the rows' std before LayerNorm
+    close_to_shown(stats[:, 3], std / np.sqrt(std**2 + 1.0), digits=6)
     assert stats[:, 3].max() < 0.9  # visibly below 1: every row here has variance near 1
     assert (stats_of(opened("layernorm", {}))[:, 3] > stats[:, 3] + 0.1).all()
     np.testing.assert_allclose(stats[:, 2], 0.0, atol=1e-12)  # the mean stays 0
@@ -349,8 +354,10 @@ def test_layernorm_moving_eps_updates_the_numbers() -> None:
     at.run()
     at.select_slider(key="eps").set_value(0.1).run()
     assert not at.exception
-    stats = stats_of(at)
-    np.testing.assert_allclose(stats[:, 3], stats[:, 1] / np.sqrt(stats[:, 1] ** 2 + 0.1))
+    stats, want = stats_of(at), Expected({})
+    std = (want.x + want.trace.attn_out).std(axis=1)  # the rows' std before LayerNorm
+    close_to_shown(stats[:, 1], std, digits=6)
+    close_to_shown(stats[:, 3], std / np.sqrt(std**2 + 0.1), digits=6)
     assert "eps = 0.1" in grid_titles(at, "matrices")[3]
 
 
@@ -370,7 +377,10 @@ def test_code_readable_matches_engine(link: str) -> None:
     shown = differences.iloc[:, 0].to_numpy(dtype=np.float64)
     assert (shown >= 0.0).all() and shown.max() < 1e-12
     direct = compare_implementations(want.x, want.params, want.causal)
-    np.testing.assert_array_equal(shown, [direct[name] for name in QUANTITIES])
+    # each largest difference as the prose writes it: two decimals of the mantissa
+    assert [row[0] for row in shown_cells(at)] == [
+        num(direct[name], 2, "en", "e") for name in QUANTITIES
+    ]
     assert at.success and not at.main.error
 
     pattern_readable, pattern_engine, ln_readable, ln_engine = beside
@@ -419,13 +429,6 @@ def comma(text: str) -> str:
     return text.replace(".", ",")
 
 
-def shown_cells(at: AppTest, n: int = 0) -> list[list[str]]:
-    """The text a styled dataframe shows in its cells (the Styler's display values)."""
-    styler = at.main.dataframe[n].proto.arrow_data.styler
-    shown = pa.ipc.open_stream(styler.display_values).read_all().to_pandas()
-    return shown.astype(str).to_numpy().tolist()
-
-
 @pytest.mark.parametrize("lang", ["en", "fr"])
 def test_heads_titles_notes_and_prose_write_the_language_s_decimals(lang: str) -> None:
     at = opened("heads", {"lang": lang})
@@ -468,7 +471,7 @@ def test_layernorm_prose_and_row_stats_in_the_language(lang: str) -> None:
     at = opened("layernorm", {"lang": lang})
     prose = "\n".join(box.value for box in at.main.info)
     assert ("Monte eps à 0,01 ou 1" if lang == "fr" else "Raise eps to 0.01 or 1") in prose
-    values = tables(at)[0].to_numpy(dtype=np.float64)  # numbers in both languages
+    values = tables(at)[0].to_numpy(dtype=np.float64)  # numbers, read back in French
     # six decimals; the mean after in a short scientific notation, an exact 0 as "0"
     # (ui.text.num: "2.8e-17", never "0.0e+00" next to "-1.4e-17")
     mean_after = ["2.8e-17", "1.4e-17", "2.8e-17", "-1.4e-17", "0"]  # chapter 9 preset
@@ -526,21 +529,21 @@ def test_one_token_is_never_1_tokens(lang: str) -> None:
 def test_english_tables_write_a_fixed_number_of_decimals(page: str) -> None:
     """Every number column of every English table has a printf format of fixed decimals
     (1.400, not 1.4; 2.8e-17 in scientific notation), as matrix_table gives its tables."""
-    frames = opened(page, {}).main.dataframe
-    assert frames
-    for frame in frames:
-        if frame.proto.arrow_data.HasField("styler"):  # written by ui.text.num, as prose
-            styler = frame.proto.arrow_data.styler
-            shown = pa.ipc.open_stream(styler.display_values).read_all().to_pandas()
-            cells = shown.astype(str).to_numpy().ravel()
-            assert all(re.fullmatch(r"-?\d+\.\d{6}|-?\d\.\d{1,2}e-\d+|0", c) for c in cells), cells
-            continue
-        formats = {
-            name: column["type_config"]["format"]
-            for name, column in json.loads(frame.proto.columns).items()
+    at = opened(page, {})
+    assert at.main.dataframe
+    for n, frame in enumerate(at.main.dataframe):
+        columns = {
+            name: column["type_config"] for name, column in json.loads(frame.proto.columns).items()
         }
-        assert set(formats) == {str(c) for c in frame.value.columns}, page
-        assert all(re.fullmatch(r"%\.\d[fe]", f) for f in formats.values()), formats
+        assert set(columns) == {str(c) for c in frame.value.columns}, page
+        for name, kind in columns.items():
+            if kind["type"] == "number":
+                assert re.fullmatch(r"%\.\d[f]", kind["format"]), kind
+                continue
+            # a column written by ui.text.num, as prose: scientific notation, an exact 0 as "0"
+            j = [str(c) for c in frame.value.columns].index(name)
+            cells = [row[j] for row in shown_cells(at, n)]
+            assert all(re.fullmatch(r"-?\d\.\d{1,2}e-\d+|0", c) for c in cells), (name, cells)
 
 
 def test_layernorm_figures_are_shared_and_follow_eps() -> None:

@@ -21,6 +21,7 @@ import pytest
 
 from tests.apptest_pages import array_of
 from ui import charts, follow, grids, heatmaps, style, tables, wire
+from ui.text import num
 
 LABELS = ["the", "cat", "sat", "on", "mat"]
 RNG = np.random.default_rng(7)
@@ -268,16 +269,44 @@ def test_typed_arrays_match_plotly() -> None:
     ],
 )
 def test_arrow_table_equals_pandas_conversion(m, rows, cols, digits) -> None:
-    mine = tables._arrow_table(m, rows, cols, digits)
+    mine, config = tables.table_cells(m, rows, cols, "en", digits)
     theirs = pa.Table.from_pandas(tables.rounded(tables.table_of(m, rows, cols), digits))
     assert mine.equals(theirs, check_metadata=True)
     back = mine.to_pandas()
     pd.testing.assert_frame_equal(back, tables.rounded(tables.table_of(m, rows, cols), digits))
     # no negative zero reaches the browser, which would write it "-0.000"
     assert not np.signbit(back.to_numpy()[back.to_numpy() == 0]).any()
+    assert {c["type_config"]["format"] for c in config.values()} == {f"%.{digits}f"}
+
+
+@pytest.mark.parametrize(
+    ("m", "rows", "cols", "digits"),
+    [
+        (SCORES, LABELS, LABELS, 3),
+        (np.array([[np.nan, 1.23456789], [-0.0, -1e-17]]), ["a", "a·2"], ["H", "max"], 2),
+    ],
+)
+def test_french_table_is_the_text_of_each_number_as_pandas_would_send_it(
+    m, rows, cols, digits
+) -> None:
+    """French cells are the text ``num`` writes (the decimal comma), sent as pandas would send
+    a table of those strings, right-aligned."""
+    mine, config = tables.table_cells(m, rows, cols, "fr", digits)
+    text = tables.table_of(m, rows, cols).map(lambda v: num(v, digits, "fr"))
+    assert mine.equals(pa.Table.from_pandas(text), check_metadata=True)
+    assert all(c["alignment"] == "right" for c in config.values())
+    assert mine.column(0)[0].as_py() == num(float(m[0, 0]), digits, "fr")
+    assert "," in "".join(mine.column(1).to_pylist()) and "." not in "".join(
+        mine.column(1).to_pylist()
+    )
 
 
 def test_arrow_table_leaves_other_tables_to_pandas() -> None:
-    assert tables._arrow_table(np.arange(4).reshape(2, 2), ["a", "b"], ["x", "y"], 3) is None
-    assert tables._arrow_table(SCORES[:2, :2], ["a", "b"], ["x", "x"], 3) is None
-    assert tables._arrow_table(SCORES[:2, :2], [0, 1], ["x", "y"], 3) is None
+    for m, rows, cols in (
+        (np.arange(4).reshape(2, 2), ["a", "b"], ["x", "y"]),
+        (SCORES[:2, :2], ["a", "b"], ["x", "x"]),
+        (SCORES[:2, :2], [0, 1], ["x", "y"]),
+    ):
+        sent, _ = tables.table_cells(m, rows, cols, "en", 3)
+        assert isinstance(sent, pd.DataFrame)
+        np.testing.assert_allclose(sent.to_numpy(dtype=float), np.round(m, 3))

@@ -1,15 +1,15 @@
-"""Matrices as tables: labelled DataFrames, Arrow tables built from the array, CSV downloads."""
+"""Matrices as tables: numbers written as the prose writes them, Arrow from the array, CSV."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache, partial
+from typing import Literal
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import streamlit as st
-from pandas.io.formats.style import Styler
 
 from ui.text import num
 
@@ -25,28 +25,15 @@ def table_of(m: np.ndarray, rows: Sequence[str], cols: Sequence[str]) -> pd.Data
 
 
 @lru_cache(maxsize=256)
-def _table_schema(cols: tuple[str, ...]) -> pa.Schema:
+def _table_schema(cols: tuple[str, ...], text: tuple[bool, ...]) -> pa.Schema:
     """The Arrow schema, pandas' metadata included, that ``pa.Table.from_pandas`` gives a table
-    of floats with these column names and an index of text labels (rows do not enter it)."""
-    probe = pd.DataFrame(np.zeros((1, len(cols))), index=["row"], columns=list(cols))
-    return pa.Schema.from_pandas(probe)
-
-
-def _arrow_table(
-    m: np.ndarray, rows: Sequence[str], cols: Sequence[str], digits: int
-) -> pa.Table | None:
-    """What ``st.dataframe(table_of(m, rows, cols).round(digits))`` sends, built straight from
-    the array: pandas' own conversion costs 1-2 ms a table. None when m is not a matrix of
-    floats with text labels (then pandas converts it). Shapes: m [R, C] -> R rows, C columns."""
-    a = np.asarray(m)
-    labels_ok = all(isinstance(r, str) for r in rows) and all(isinstance(c, str) for c in cols)
-    if a.ndim != 2 or a.dtype != np.float64 or not labels_ok or len(set(cols)) != len(cols):
-        return None
-    columns = unsigned_zero(np.round(a, digits)).T.copy()  # one contiguous row per table column
-    arrays = [pa.array(c, from_pandas=True) for c in columns]  # NaN -> null, as pandas sends it
-    return pa.Table.from_arrays(
-        [*arrays, pa.array(list(rows), pa.string())], schema=_table_schema(tuple(cols))
+    with these column names (floats, or text where ``text`` says) and an index of text labels
+    (rows do not enter it)."""
+    probe = pd.DataFrame(
+        {c: ["0"] if is_text else [0.0] for c, is_text in zip(cols, text, strict=True)},
+        index=["row"],
     )
+    return pa.Schema.from_pandas(probe)
 
 
 def unsigned_zero(a: np.ndarray) -> np.ndarray:
@@ -63,23 +50,74 @@ def rounded(table: pd.DataFrame, digits: int) -> pd.DataFrame:
     return out
 
 
-def styled(
-    table: pd.DataFrame,
+Kinds = dict[str, tuple[int, str]]
+
+
+def table_cells(
+    m: np.ndarray,
+    rows: Sequence[str],
+    cols: Sequence[str],
     lang: str,
     digits: int = 3,
-    kinds: dict[str, tuple[int, str]] | None = None,
-) -> Styler:
-    """A table whose numbers read as the prose writes them (``ui.text.num``): ``digits``
-    decimals, or per column ``kinds[column] = (digits, "e")``, the decimal comma in French, no
-    "-0.000", an exact zero "0" in scientific notation. The values stay numbers (sorting, the
-    CSV), only their text changes."""
+    kinds: Kinds | None = None,
+) -> tuple[pa.Table | pd.DataFrame, dict[str, dict]]:
+    """What a table of numbers sends, and its column configuration, written as the prose
+    writes numbers (``ui.text.num``): ``digits`` decimals, or per column ``kinds[column] =
+    (digits, "e")``. An English column of decimals stays numbers (sorted as numbers), rounded
+    and shown with a fixed count of decimals (1.400, not 1.4); a French column (the decimal
+    comma) and a column in scientific notation (an exact zero "0", no "e+00") are the text
+    ``num`` writes, right-aligned as numbers are.
+
+    Built as Arrow straight from the array when m is a matrix of floats with distinct text
+    labels (pandas' own conversion costs 1-2 ms a table, a Styler 3-7 ms); else a DataFrame.
+    Shapes: m [R, C] -> R rows, C columns."""
     kinds = kinds or {}
-    formats = {
-        c: (lambda v, d=d, k=k: num(v, d, lang, k))
-        for c in table.columns
-        for d, k in [kinds.get(c, (digits, "f"))]
+    a = np.asarray(m)
+    specs = [kinds.get(c, (digits, "f")) for c in cols]
+    text = tuple(lang != "en" or kind != "f" for _, kind in specs)
+    config = {
+        str(c): (
+            st.column_config.TextColumn(alignment="right")
+            if is_text
+            else st.column_config.NumberColumn(format=f"%.{d}f")
+        )
+        for c, is_text, (d, _) in zip(cols, text, specs, strict=True)
     }
-    return table.style.format(formats)
+    columns = [
+        [num(float(v), d, lang, kind) for v in a[:, j]]
+        if is_text
+        else unsigned_zero(np.round(a[:, j].astype(float), d))
+        for j, (is_text, (d, kind)) in enumerate(zip(text, specs, strict=True))
+    ]
+    labels_ok = all(isinstance(r, str) for r in rows) and all(isinstance(c, str) for c in cols)
+    if a.ndim != 2 or a.dtype != np.float64 or not labels_ok or len(set(cols)) != len(cols):
+        frame = pd.DataFrame(dict(enumerate(columns)), index=list(rows))
+        frame.columns = list(cols)
+        return frame, config
+    arrays = [
+        pa.array(c, pa.string()) if is_text else pa.array(c, from_pandas=True)  # NaN -> null
+        for c, is_text in zip(columns, text, strict=True)
+    ]
+    table = pa.Table.from_arrays(
+        [*arrays, pa.array(list(rows), pa.string())], schema=_table_schema(tuple(cols), text)
+    )
+    return table, config
+
+
+def number_table(
+    m: np.ndarray,
+    rows: Sequence[str],
+    cols: Sequence[str],
+    *,
+    lang: str,
+    key: str,
+    digits: int = 3,
+    kinds: Kinds | None = None,
+    width: Literal["stretch", "content"] = "stretch",
+) -> None:
+    """A table of numbers (``table_cells``) at the column's width or its own."""
+    table, config = table_cells(m, rows, cols, lang, digits, kinds)
+    st.dataframe(table, width=width, column_config=config, key=key)
 
 
 def _csv(m: np.ndarray, rows: Sequence[str], cols: Sequence[str]) -> str:
@@ -100,17 +138,7 @@ def matrix_table(
     """A matrix as a table, its shape under it, and a CSV download of the full-precision values.
     French shows ``digits`` decimals after a decimal comma, as the chapters write them (the CSV
     keeps the dot that spreadsheets and Python read)."""
-    if lang == "fr":
-        shown = styled(table_of(m, rows, cols), "fr", digits)
-        st.dataframe(shown, width="stretch", key=f"{key}_table")
-    else:
-        table = _arrow_table(m, rows, cols, digits)
-        if table is None:
-            table = rounded(table_of(m, rows, cols), digits)
-        # every number with its ``digits`` decimals (1.400, not 1.4), as the French tables
-        fixed = st.column_config.NumberColumn(format=f"%.{digits}f")
-        config = {str(c): fixed for c in cols}
-        st.dataframe(table, width="stretch", column_config=config, key=f"{key}_table")
+    number_table(m, rows, cols, lang=lang, key=f"{key}_table", digits=digits)
     st.caption(shape_text(name, np.asarray(m)))
     st.download_button(
         download_label or f"{name} · CSV",
