@@ -310,3 +310,21 @@ def test_arrow_table_leaves_other_tables_to_pandas() -> None:
         sent, _ = tables.table_cells(m, rows, cols, "en", 3)
         assert isinstance(sent, pd.DataFrame)
         np.testing.assert_allclose(sent.to_numpy(dtype=float), np.round(m, 3))
+
+
+def test_column_configs_send_what_streamlit_s_own_send() -> None:
+    """The small shared column configurations reach the browser as the public constructors'
+    do: Streamlit drops their unset fields before sending."""
+    import streamlit as st
+    from streamlit.elements.lib.column_config_utils import (
+        _convert_column_config_to_json as sent,
+    )
+    from streamlit.elements.lib.column_config_utils import process_config_mapping as processed
+
+    theirs = {
+        "x": st.column_config.NumberColumn(format="%.3f"),
+        "y": st.column_config.TextColumn(alignment="right"),
+    }
+    mine = {"x": tables._column_config("%.3f"), "y": tables._column_config("text")}
+    assert sent(processed(mine)) == sent(processed(theirs))
+    assert json.loads(sent(processed(mine)))["x"]["type_config"]["format"] == "%.3f"

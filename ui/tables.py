@@ -53,6 +53,25 @@ def rounded(table: pd.DataFrame, digits: int) -> pd.DataFrame:
 Kinds = dict[str, tuple[int, str]]
 
 
+def _without_none(config: dict) -> dict:
+    return {
+        k: _without_none(v) if isinstance(v, dict) else v
+        for k, v in config.items()
+        if v is not None
+    }
+
+
+@lru_cache(maxsize=32)
+def _column_config(kind: str) -> dict:
+    """A column's configuration: ``"text"`` (right-aligned, as numbers are) or a printf format
+    of numbers; without its unset (None) fields, which Streamlit drops before sending, so the
+    copy it makes of each column's configuration on every rerun is a small one. Shared: Streamlit
+    copies a configuration before it changes anything in it."""
+    if kind == "text":
+        return _without_none(st.column_config.TextColumn(alignment="right"))
+    return _without_none(st.column_config.NumberColumn(format=kind))
+
+
 def table_cells(
     m: np.ndarray,
     rows: Sequence[str],
@@ -76,19 +95,18 @@ def table_cells(
     specs = [kinds.get(c, (digits, "f")) for c in cols]
     text = tuple(lang != "en" or kind != "f" for _, kind in specs)
     config = {
-        str(c): (
-            st.column_config.TextColumn(alignment="right")
-            if is_text
-            else st.column_config.NumberColumn(format=f"%.{d}f")
-        )
+        str(c): _column_config("text" if is_text else f"%.{d}f")
         for c, is_text, (d, _) in zip(cols, text, specs, strict=True)
     }
-    columns = [
-        [num(float(v), d, lang, kind) for v in a[:, j]]
-        if is_text
-        else unsigned_zero(np.round(a[:, j].astype(float), d))
-        for j, (is_text, (d, kind)) in enumerate(zip(text, specs, strict=True))
-    ]
+    if not any(text) and len({d for d, _ in specs}) <= 1:  # the usual table: round it at once
+        columns = list(unsigned_zero(np.round(a.astype(float), specs[0][0] if specs else 0)).T)
+    else:
+        columns = [
+            [num(float(v), d, lang, kind) for v in a[:, j]]
+            if is_text
+            else unsigned_zero(np.round(a[:, j].astype(float), d))
+            for j, (is_text, (d, kind)) in enumerate(zip(text, specs, strict=True))
+        ]
     labels_ok = all(isinstance(r, str) for r in rows) and all(isinstance(c, str) for c in cols)
     if a.ndim != 2 or a.dtype != np.float64 or not labels_ok or len(set(cols)) != len(cols):
         frame = pd.DataFrame(dict(enumerate(columns)), index=list(rows))
