@@ -115,6 +115,10 @@ def test_an_outline_on_a_kept_grid_shares_its_traces_wire_form() -> None:
     kept = wire.keep(spec)
     outlined = wire.keep(follow.outline_row(kept, 2, plots=4))
     assert outlined["data"] is kept["data"]
+    # the layout's values it did not replace: the kept one's written form, not written again
+    base, derived = wire._wired_layout(kept["layout"]), wire._wired_layout(outlined["layout"])
+    assert set(derived) == set(base)
+    assert all(derived[k] is base[k] for k in base if k != "shapes")
     plain = pio.to_json(
         wire._Sendable(follow.outline_row(spec, 2, plots=4)).to_dict(), validate=False
     )
@@ -328,3 +332,41 @@ def test_column_configs_send_what_streamlit_s_own_send() -> None:
     mine = {"x": tables._column_config("%.3f"), "y": tables._column_config("text")}
     assert sent(processed(mine)) == sent(processed(theirs))
     assert json.loads(sent(processed(mine)))["x"]["type_config"]["format"] == "%.3f"
+
+
+@pytest.mark.parametrize("name", list(figures()))
+def test_a_layout_derived_from_a_kept_one_sends_what_a_new_one_sends(name: str) -> None:
+    """A kept layout with values replaced (``wire.derived_layout``) writes only those: its
+    JSON is byte for byte a fresh figure's with the same values."""
+    spec = figures()[name]
+    kept = wire.keep(spec)
+    changes = {"height": 333, "title": {"text": "another"}, "shapes": [{"type": "line"}]}
+    derived = wire.keep({**kept, "layout": wire.derived_layout(kept["layout"], **changes)})
+    fresh = {**spec, "layout": {**spec["layout"], **changes}}
+    assert pio.to_json(wire._Sendable(derived).to_dict(), validate=False) == pio.to_json(
+        wire._Sendable(fresh).to_dict(), validate=False
+    )
+    assert kept["layout"].get("height") != 333  # the kept one is left as it was
+
+
+def test_the_style_gives_each_layout_key_a_value_from_that_key_alone() -> None:
+    """What lets a derived layout reuse its base's wire form: ``styled(layout)[k]`` depends
+    on ``layout.get(k)`` only (present or absent), whatever the other keys hold."""
+    for spec in figures().values():
+        layout = spec["layout"]
+        full = style.styled(layout)
+        for k in full:
+            alone = style.styled({k: layout[k]} if k in layout else {})
+            assert json.dumps(alone.get(k), default=str) == json.dumps(full[k], default=str), k
+
+
+def test_the_style_s_constants_are_sent_as_they_are_and_never_changed() -> None:
+    """The chart style's values are JSON already: a figure's wire form takes them as they
+    are, so building every figure above leaves them as they were."""
+    before = json.dumps(style.JSON_CONSTANTS, sort_keys=True)
+    for spec in figures().values():
+        wire.keep(spec)
+        sent(spec)
+    assert json.dumps(style.JSON_CONSTANTS, sort_keys=True) == before
+    axis = style.styled({})["xaxis"]
+    assert wire._wire(axis["tickfont"]) is style.FONT

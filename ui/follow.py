@@ -15,7 +15,7 @@ import streamlit as st
 from ui.text import md_escape, translator
 from ui.text.follow import TEXT
 from ui.url_values import IntRange, Sizes
-from ui.wire import Spec
+from ui.wire import Spec, derived_layout
 
 OUTLINE = "#ff2e88"  # a magenta no colour scale of the app uses: it reads on viridis and red-blue
 OUTLINE_WIDTH = 3
@@ -85,7 +85,8 @@ def outline_row(fig: Spec, i: int, plots: int = 1) -> Spec:
         )
     layout = fig["layout"]
     # a new figure on the same traces: ``fig`` stays as it was (a kept one is shared, read-only)
-    return {**fig, "layout": {**layout, "shapes": [*layout.get("shapes", ()), *frames]}}
+    shapes = [*layout.get("shapes", ()), *frames]
+    return {**fig, "layout": derived_layout(layout, shapes=shapes)}
 
 
 def followed_rows(fig: Spec) -> list[tuple[str, float]]:

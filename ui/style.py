@@ -86,6 +86,9 @@ _LAYOUT = {
     "legend": {"font": FONT, "bordercolor": CLEAR, "borderwidth": 0, "valign": "top"},
 }
 _TITLE = {"font": {**FONT, "size": 14}, "x": 0, "xanchor": "left", "pad": {"l": 4}}
+# the style's values as the JSON they are (no arrays, never changed): a figure's wire form
+# (``ui.wire``) takes each of them, and what is nested in them, as it is instead of walking it
+JSON_CONSTANTS = (FONT, BAR, _AXIS, _AXES, CELL_AXIS, COLOUR_BAR, _LAYOUT, _TITLE, COLOUR_SCALES)
 # Each theme's colours, as Streamlit's theme gives them: light-dark() follows the colour scheme
 # that Streamlit sets on the app (chromium 123, firefox 120, safari 17.5; older browsers keep the
 # MUTED grey above). Cell numbers are not touched: plotly picks them to read on their cell. A

@@ -26,7 +26,7 @@ try:
 except ImportError:  # plotly then writes its JSON with the standard library
     orjson = None
 
-from ui.style import PLOT_CONFIG, styled
+from ui.style import JSON_CONSTANTS, PLOT_CONFIG, styled
 
 Spec = dict[str, Any]  # a figure as plotly.js reads it: {"data": [trace, ...], "layout": {...}}
 
@@ -92,11 +92,32 @@ def _typed_array(v: np.ndarray) -> Any:
     return out
 
 
+def _constants(values: Sequence[Any]) -> frozenset[int]:
+    """The ids of these never-changed JSON values and of every dict and list nested in them."""
+    ids: set[int] = set()
+    todo = list(values)
+    while todo:
+        value = todo.pop()
+        if isinstance(value, dict | list | tuple) and id(value) not in ids:
+            ids.add(id(value))
+            todo.extend(value.values() if isinstance(value, dict) else value)
+    return frozenset(ids)
+
+
+# the chart style's values (module constants, alive as long as the process): sent as they are
+_JSON_IDS = _constants(JSON_CONSTANTS)
+
+
 def _wire(value: Any) -> Any:
-    """A copy of a figure's dicts with every array as plotly.py would send it."""
+    """A copy of a figure's dicts with every array as plotly.py would send it (the chart
+    style's own values, already JSON, as they are)."""
+    if id(value) in _JSON_IDS:
+        return value
     if isinstance(value, dict):
         return {
-            k: _plain(v)
+            k: v
+            if type(v) in _JSON_SCALARS  # a word or a number: most of a figure's values
+            else _plain(v)
             if k in _NOT_TYPED
             else _typed_array(v)
             if isinstance(v, np.ndarray)
@@ -134,12 +155,15 @@ class _KeptTraces(list):
 
 class _KeptLayout(dict):
     """A kept figure's layout, read-only, with its styled wire form once built, and the length
-    of its JSON text (what a cache weighs)."""
+    of its JSON text (what a cache weighs); ``base``: the kept layout it was derived from
+    (``derived_layout``), whose wire form it shares for the values it did not replace."""
 
-    __slots__ = ("wired", "wired_bytes")
+    __slots__ = ("base", "wired", "wired_bytes")
 
     def __init__(self, layout: dict) -> None:
         super().__init__(layout)
+        base = getattr(layout, "base", None)
+        self.base: _KeptLayout | None = base if isinstance(base, _KeptLayout) else None
         self.wired: dict | None = None
         self.wired_bytes = 0
 
@@ -148,6 +172,21 @@ class _KeptLayout(dict):
 
     def __reduce__(self) -> tuple:  # a copy (copy.deepcopy, pickle) is a plain, mutable dict
         return dict, (dict(self),)
+
+
+class _Derived(dict):
+    """A layout made from another with some values replaced (``derived_layout``)."""
+
+    __slots__ = ("base",)
+
+
+def derived_layout(layout: dict, **changes: Any) -> dict:
+    """``layout`` with ``changes`` laid over it, a new dict (``layout`` is left as it was).
+    Kept (``keep``), it shares the wire form of a kept ``layout`` for every value it did not
+    replace: a row outline on a kept heatmap writes its shapes, not the whole style again."""
+    out = _Derived({**layout, **changes})
+    out.base = layout
+    return out
 
 
 def keep(fig: Spec) -> Spec:
@@ -182,6 +221,13 @@ def _wired_traces(traces: Sequence[dict]) -> tuple[list, int]:
     return traces.wired
 
 
+def _json_length(value: Any) -> int:
+    """About the length of ``value``'s JSON text: what a cache weighs it by."""
+    if orjson is not None:
+        return len(orjson.dumps(value, default=str, option=orjson.OPT_NON_STR_KEYS))
+    return len(json.dumps(value, separators=(",", ":"), default=str))
+
+
 def _written(value: Any) -> Any:
     """A trace's value as the JSON text plotly writes for it (orjson, then its escapes of
     < > / and two line separators), to be sent as it is: plotly's orjson copies such a text
@@ -206,11 +252,33 @@ def _wired_layout(layout: dict) -> dict:
     small dicts a figure, held as text)."""
     if isinstance(layout, _KeptLayout) and layout.wired is not None:
         return layout.wired
+    base = layout.base if isinstance(layout, _KeptLayout) else None
+    if base is not None and base.wired is not None:
+        return _wired_from(layout, base)
     wired = _wire(styled(layout))
     if isinstance(layout, _KeptLayout):
-        layout.wired_bytes = len(json.dumps(wired, separators=(",", ":"), default=str))
+        layout.wired_bytes = _json_length(wired)
         layout.wired = _written_values(wired)
         return layout.wired
+    return wired
+
+
+_ABSENT = object()
+
+
+def _wired_from(layout: _KeptLayout, base: _KeptLayout) -> dict:
+    """A derived layout's wire form: the base's written value for every key whose value is the
+    base's own (or absent from both), the others wired and written here. ``styled`` gives each
+    key a value from that key's value alone, so a value the base shares is styled alike."""
+    wired, extra = {}, 0
+    for k, v in styled(layout).items():
+        if k in base.wired and layout.get(k, _ABSENT) is base.get(k, _ABSENT):
+            wired[k] = base.wired[k]
+            continue
+        value = _wire({k: v})[k]  # the same rules as for a whole layout (keys plotly lists)
+        extra += _json_length(value)
+        wired[k] = _written(value) if isinstance(value, dict | list | tuple) else value
+    layout.wired, layout.wired_bytes = wired, base.wired_bytes + extra
     return wired
 
 
