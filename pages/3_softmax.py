@@ -16,7 +16,7 @@ from ui.tables import matrix_table
 from ui.text import num, translator
 from ui.text.softmax import TEXT
 from ui.url_values import Flag, FloatRange
-from ui.wire import show_figure
+from ui.wire import show_figure, show_figures
 
 TEMPERATURE = FloatRange("temperature", llm.MIN_TEMPERATURE, llm.MAX_TEMPERATURE, default=1.0)
 SCALE = Flag("scale", default=True)
@@ -103,9 +103,8 @@ with chips_col if chips_col is not None else st.container():
 
 figures = softmax_figures(s.setting, Look.of(s), s.head, tau, scale, i)
 heatmaps = [key for key in ("scaled", "masked", "pattern") if key in figures]
-for column, key in zip(st.columns(len(heatmaps)), heatmaps, strict=True):
-    with column:
-        show_figure(figures[key], key=key)
+# side by side, each at its cells' own size, wrapping onto the next row where the row is full
+show_figures([(figures[key], key) for key in heatmaps], key="softmax_maps")
 show_figure(figures["row_entropy"], key="row_entropy")
 entropy = llm.row_entropy(head.pattern)
 ceiling = llm.max_row_entropy(n_tokens, s.causal)

@@ -16,7 +16,7 @@ from ui.style import Look
 from ui.tables import matrix_table, number_table
 from ui.text import md_escape, num, translator
 from ui.text.mix import TEXT
-from ui.wire import show_figure
+from ui.wire import show_figures
 
 # TOKEN: the followed token's position (?token=2), shared with pages 3 and 5
 s = frame("page_mix", values=(TOKEN,))
@@ -33,32 +33,33 @@ st.write(t("whole"))
 i = token_chips(labels, s.lang, s.value("token"))
 last = len(labels) - 1
 look = Look.of(s)
-left, middle, right = st.columns([2, 1, 1])  # the pattern is [T × T]: give it room
-with left:
-    pattern_map = heatmap(
-        head.pattern,
-        labels,
-        labels,
-        title=t("pattern_map"),
-        zmin=0.0,
-        zmax=1.0,
-        masked=~s.lab.trace.mask,
-        masked_label=t("masked_cell"),
-        x_title=t("key"),
-        y_title=t("query"),
-        look=look,
-    )
-    show_figure(outline_row(pattern_map, i), key="pattern_map")
-with middle:
-    v_map = heatmap(
-        head.v, labels, v_cols, title=t("v_map"), signed=True, y_title=t("token"), look=look
-    )
-    show_figure(outline_row(v_map, i), key="v_map")
-with right:
-    z_map = heatmap(
-        head.z, labels, z_cols, title=t("z_map"), signed=True, y_title=t("token"), look=look
-    )
-    show_figure(outline_row(z_map, i), key="z_map")
+pattern_map = heatmap(
+    head.pattern,
+    labels,
+    labels,
+    title=t("pattern_map"),
+    zmin=0.0,
+    zmax=1.0,
+    masked=~s.lab.trace.mask,
+    masked_label=t("masked_cell"),
+    x_title=t("key"),
+    y_title=t("query"),
+    look=look,
+)
+v_map = heatmap(
+    head.v, labels, v_cols, title=t("v_map"), signed=True, y_title=t("token"), look=look
+)
+z_map = heatmap(
+    head.z, labels, z_cols, title=t("z_map"), signed=True, y_title=t("token"), look=look
+)
+# A, V and Z side by side, each at its cells' own size, wrapping where the row is full
+show_figures(
+    [
+        (outline_row(fig, i), key)
+        for fig, key in ((pattern_map, "pattern_map"), (v_map, "v_map"), (z_map, "z_map"))
+    ],
+    key="mix_maps",
+)
 left, right = st.columns(2)
 with left:
     matrix_table(head.v, labels, v_cols, name="V", key=f"v_h{s.head}", lang=s.lang)

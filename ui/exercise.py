@@ -28,24 +28,6 @@ VERDICTS = "_turn_verdicts"  # session key: cell id -> (the last Verdict, the co
 OWNER = "_turn_owner"  # session key: who asks, so that the checker's queue is fair to sessions
 _CODE_PARAMS = ("name", "function")  # shown in a code span
 _LIST_METHOD = re.compile(r"attribute `\.(extend|insert|pop|copy|sort|reverse|index|count|remove)`")
-_EDITOR_CSS = """<style>
-[class*="st-key-code_"] textarea {
-  font-family: "Source Code Pro", ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
-  font-size: 0.9rem; line-height: 1.4; tab-size: 4;
-  /* a line longer than the box wraps on screen (a zoomed or narrow column cut the template's
-     comments at its right edge); the code itself keeps its lines and its indentation */
-  white-space: pre-wrap; overflow-wrap: anywhere;
-}
-/* where the browser sizes a box to its text, the box is as tall as the code at any width and
-   type size, within a few lines and one screen; elsewhere it keeps editor_height's height */
-@supports (field-sizing: content) {
-  [class*="st-key-code_"] [data-testid="stTextArea"],
-  [class*="st-key-code_"] [data-testid="stTextAreaRootElement"] { height: auto !important; }
-  [class*="st-key-code_"] textarea {
-    field-sizing: content; height: auto !important; min-height: 6lh; max-height: 36rem;
-  }
-}
-</style>"""
 # The editor's height (px) holds its starter code, every line of it, on the screens a class
 # uses: the box cut the template's last lines (its ``return``) with no sign that it scrolls.
 # On a computer's screen a line is 0.9rem × 1.4 = 20.16 px and the narrowest column, 1280 × 720
@@ -84,7 +66,6 @@ def your_turn(
     st.markdown(texts["instructions"])
     if cell.helpers:
         st.caption(t("helpers", names=", ".join(f"`{name}`" for name in cell.helpers)))
-    st.html(_EDITOR_CSS)
     st.text_area(
         t("editor"),
         value=texts["template"],

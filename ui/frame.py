@@ -30,7 +30,7 @@ from ui.presenter import (
 )
 from ui.presenter import bar as presenter_bar
 from ui.progress import progress
-from ui.style import CHART_CSS
+from ui.style import CHART_CSS, EDITOR_CSS
 from ui.text import LANGS, pick, translator
 from ui.text.common import TEXT
 from ui.text.exercise import TEXT as TURN_TEXT
@@ -134,8 +134,9 @@ def frame(page: str, values: tuple[Value, ...] = (), shared: bool = True) -> Set
         layout="wide",
         initial_sidebar_state="collapsed" if present else "auto",
     )
-    # the charts' text colours in the light and the dark theme, and the presenter's look
-    st.html(CHART_CSS + (PRESENT_CSS if present else SWITCH_CSS))
+    # the charts' text colours in the light and the dark theme, the code editors' type, and the
+    # presenter's look: one element
+    st.html(CHART_CSS + EDITOR_CSS + (PRESENT_CSS if present else SWITCH_CSS))
     if "_url_checked" not in ss:
         # first run of a visit: the URL seeds the widgets; bad values are fixed on the next run,
         # when session state (no longer the URL) decides, so the corrected values reach the URL
@@ -147,7 +148,8 @@ def frame(page: str, values: tuple[Value, ...] = (), shared: bool = True) -> Set
         ss.update(ss.pop("_url_fixes"))
         ss["_sync_url"] = True
 
-    top = st.container()  # the presenter's bar, above everything the page draws
+    # above everything the page draws: the presenter's bar, or else the switch that opens it
+    top = st.container() if present else st.container(key="present_switch")
     current = next(path for path, key, _ in PAGES if key == page)
     with st.sidebar:
         lang = _language_control()
@@ -165,7 +167,7 @@ def frame(page: str, values: tuple[Value, ...] = (), shared: bool = True) -> Set
     if bar is not None:
         _neighbour(bar, t, current, +1)
         qr_box = bar.popover(t("qr"), icon=":material/qr_code_2:")
-    switch = bar if bar is not None else top.container(key="present_switch")
+    switch = bar if bar is not None else top
     switch.toggle(
         t("present_short" if bar else "present"),
         value=False,

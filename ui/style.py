@@ -260,3 +260,24 @@ class FittedLook(Look):
 
     def cells(self, n: int, side_px: int = LARGE_SIDE_PX) -> tuple[int, int]:
         return self.cell_px, self.number_px
+
+
+# the "Your turn" editors (``ui.exercise``): shown with CHART_CSS once a run, by the frame
+EDITOR_CSS = """<style>
+[class*="st-key-code_"] textarea {
+  font-family: "Source Code Pro", ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+  font-size: 0.9rem; line-height: 1.4; tab-size: 4;
+  /* a line longer than the box wraps on screen (a zoomed or narrow column cut the template's
+     comments at its right edge); the code itself keeps its lines and its indentation */
+  white-space: pre-wrap; overflow-wrap: anywhere;
+}
+/* where the browser sizes a box to its text, the box is as tall as the code at any width and
+   type size, within a few lines and one screen; elsewhere it keeps editor_height's height */
+@supports (field-sizing: content) {
+  [class*="st-key-code_"] [data-testid="stTextArea"],
+  [class*="st-key-code_"] [data-testid="stTextAreaRootElement"] { height: auto !important; }
+  [class*="st-key-code_"] textarea {
+    field-sizing: content; height: auto !important; min-height: 6lh; max-height: 36rem;
+  }
+}
+</style>"""
