@@ -126,10 +126,9 @@ def z_of(spec: dict, trace: int = 0) -> np.ndarray:
     return array_of(spec["data"][trace]["z"])
 
 
-def _column_types(frame) -> dict[str, dict]:
-    """A dataframe's column configuration by column name: its ``type_config``s."""
-    columns = json.loads(frame.proto.columns or "{}")
-    return {name: column.get("type_config", {}) for name, column in columns.items()}
+def _column_configs(frame) -> dict[str, dict]:
+    """A dataframe's column configuration by column name, as sent."""
+    return json.loads(frame.proto.columns or "{}")
 
 
 def tables(at: AppTest) -> list:
@@ -138,27 +137,31 @@ def tables(at: AppTest) -> list:
     out = []
     for frame in at.main.dataframe:
         value = frame.value.copy()
-        for name, kind in _column_types(frame).items():
-            if kind.get("type") == "text" and name in value.columns:
+        for name, column in _column_configs(frame).items():
+            if column.get("type_config", {}).get("type") == "text" and name in value.columns:
                 value[name] = [float(cell.replace(",", ".")) for cell in value[name]]
         out.append(value)
     return out
 
 
-def shown_cells(at: AppTest, n: int = 0) -> list[list[str]]:
-    """The text dataframe ``n`` shows in its cells, row by row: a number column through its
-    printf format (as the browser writes it, for finite numbers), a text column as sent."""
-    frame = at.main.dataframe[n]
-    kinds = _column_types(frame)
+def cell_texts(values, configs: dict[str, dict]) -> list[list[str]]:
+    """The text a table's cells show, row by row (the row labels left out), from its values
+    and its column configurations: a number column through its printf format (as the browser
+    writes it, for finite numbers), a text column as sent."""
     columns = []
-    for name in frame.value.columns:
-        kind = kinds.get(str(name), {})
-        cells = frame.value[name]
+    for name in values.columns:
+        kind = configs.get(str(name), {}).get("type_config", {})
         if kind.get("type") == "number" and kind.get("format"):
-            columns.append([kind["format"] % v for v in cells])
+            columns.append([kind["format"] % v for v in values[name]])
         else:
-            columns.append([str(v) for v in cells])
+            columns.append([str(v) for v in values[name]])
     return [list(row) for row in zip(*columns, strict=True)]
+
+
+def shown_cells(at: AppTest, n: int = 0) -> list[list[str]]:
+    """The text dataframe ``n`` shows in its cells, row by row (``cell_texts``)."""
+    frame = at.main.dataframe[n]
+    return cell_texts(frame.value, _column_configs(frame))
 
 
 def close_to_shown(shown, exact: np.ndarray, digits: int = 3) -> None:

@@ -7,27 +7,21 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.apptest_pages import cell_texts
 from ui.charts import bar_chart, text_anchor
 from ui.style import PRESENT_SCALE, Look
-from ui.tables import rounded, table_cells
+from ui.tables import table_cells
 
 
 def cells(table: pd.DataFrame, lang: str, digits: int, kinds=None) -> list[list[str]]:
-    """The text a table of ``ui.tables`` shows, row by row (the row label left out): a number
-    column through its printf format, as the browser writes it; a text column as sent."""
+    """The text a table of ``ui.tables`` shows, row by row (the row label left out)."""
     sent, config = table_cells(
         table.to_numpy(), list(table.index), list(table.columns), lang, digits, kinds
     )
-    frame = sent.to_pandas() if hasattr(sent, "to_pandas") else sent
-    columns = []
-    for name in table.columns:
-        kind = config[name]["type_config"]
-        if kind["type"] == "number":
-            columns.append([kind["format"] % v for v in frame[name]])
-        else:
-            assert config[name]["alignment"] == "right"  # numbers line up as numbers do
-            columns.append(list(frame[name]))
-    return [list(row) for row in zip(*columns, strict=True)]
+    for column in config.values():
+        if column["type_config"]["type"] == "text":
+            assert column["alignment"] == "right"  # numbers line up as numbers do
+    return cell_texts(sent.to_pandas(), config)
 
 
 def test_a_rounded_zero_has_no_sign_in_either_language() -> None:
@@ -37,8 +31,9 @@ def test_a_rounded_zero_has_no_sign_in_either_language() -> None:
     )
     assert cells(table, "en", 3) == [["0.000", "0.500"], ["0.000", "0.000"]]
     assert cells(table, "fr", 3) == [["0,000", "0,500"], ["0,000", "0,000"]]
-    sent = rounded(table, 3).to_numpy()
-    assert (sent == 0).sum() == 3 and not np.signbit(sent[sent == 0]).any()
+    sent = table_cells(table.to_numpy(), list(table.index), list(table.columns), "en", 3)[0]
+    numbers = sent.to_pandas().to_numpy()
+    assert (numbers == 0).sum() == 3 and not np.signbit(numbers[numbers == 0]).any()
 
 
 def test_a_column_in_scientific_notation_writes_an_exact_zero_as_0() -> None:

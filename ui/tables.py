@@ -42,14 +42,6 @@ def unsigned_zero(a: np.ndarray) -> np.ndarray:
     return a + 0.0
 
 
-def rounded(table: pd.DataFrame, digits: int) -> pd.DataFrame:
-    """``table.round(digits)`` with no negative zero: what a table of ``digits`` decimals sends."""
-    out = table.round(digits)
-    numbers = out.select_dtypes("number").columns
-    out[numbers] = unsigned_zero(out[numbers].to_numpy())
-    return out
-
-
 Kinds = dict[str, tuple[int, str]]
 
 
@@ -99,12 +91,14 @@ def table_cells(
         for c, is_text, (d, _) in zip(cols, text, specs, strict=True)
     }
     if not any(text) and len({d for d, _ in specs}) <= 1:  # the usual table: round it at once
-        columns = list(unsigned_zero(np.round(a.astype(float), specs[0][0] if specs else 0)).T)
+        columns = list(
+            unsigned_zero(np.round(a.astype(float, copy=False), specs[0][0] if specs else 0)).T
+        )
     else:
         columns = [
             [num(float(v), d, lang, kind) for v in a[:, j]]
             if is_text
-            else unsigned_zero(np.round(a[:, j].astype(float), d))
+            else unsigned_zero(np.round(a[:, j].astype(float, copy=False), d))
             for j, (is_text, (d, kind)) in enumerate(zip(text, specs, strict=True))
         ]
     labels_ok = all(isinstance(r, str) for r in rows) and all(isinstance(c, str) for c in cols)

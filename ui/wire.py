@@ -275,9 +275,9 @@ def _wired_from(layout: _KeptLayout, base: _KeptLayout) -> dict:
         if k in base.wired and layout.get(k, _ABSENT) is base.get(k, _ABSENT):
             wired[k] = base.wired[k]
             continue
-        value = _wire({k: v})[k]  # the same rules as for a whole layout (keys plotly lists)
-        extra += _json_length(value)
-        wired[k] = _written(value) if isinstance(value, dict | list | tuple) else value
+        value = _wire({k: v})  # the same rules as for a whole layout (keys plotly lists)
+        extra += _json_length(value[k])
+        wired[k] = _written_values(value)[k]
     layout.wired, layout.wired_bytes = wired, base.wired_bytes + extra
     return wired
 
