@@ -12,7 +12,12 @@ What the frontend does, and so what this client does:
 4. on every later change, send ``rerun_script`` again with the page's script hash and the value of
    every widget (ids read from the deltas: ``$$ID-<hash>-<key>``), plus the hashes of the large
    messages it has cached, as the frontend does, so the server may answer those with a short
-   ``ref_hash`` message.
+   ``ref_hash`` message;
+5. answer the lab's browser store (``ui.components.local_store``) as the page's JavaScript does:
+   when the store asks for the browser's copy, send it at once (an empty one: a new visitor) as
+   the component's JSON state, which ends the run early and starts another; the rerun that asked
+   ends at the second run's end. A client that does not answer is asked on the session's first
+   ``ui.progress.ASK_RUNS`` runs, as a browser without JavaScript is.
 
 Every byte counted is a serialized ``ForwardMsg`` as it came off the socket (the server's default
 has no websocket compression, so that is what travels, plus a few bytes of framing).
@@ -21,6 +26,7 @@ has no websocket compression, so that is what travels, plus a few bytes of frami
 from __future__ import annotations
 
 import asyncio
+import json
 import secrets
 import time
 import zlib
@@ -95,6 +101,7 @@ class Session:
         locale: str = "en-US",
         cache_messages: bool = True,
         measure_deflate: bool = False,
+        answer_store: bool = True,
     ) -> None:
         self.ws_url = ws_url
         self.page = page  # '' for the home page
@@ -106,6 +113,9 @@ class Session:
         self.cache_messages = cache_messages
         self.measure_deflate = measure_deflate
         self.locale = locale
+        self.answer_store = answer_store
+        self.json_states: dict[str, str] = {}  # component id -> its state, as the browser sends it
+        self.answered: set[str] = set()  # the store's tokens answered so far
         self.ws = None
 
     async def connect(self, timeout: float = 30.0) -> None:
@@ -143,6 +153,10 @@ class Session:
                 ws = cs.widget_states.widgets.add()
                 ws.id = wid
                 widget_state(ws, key, value)
+            for cid, state in self.json_states.items():
+                ws = cs.widget_states.widgets.add()
+                ws.id = cid
+                ws.json_value = state
         if self.cache_messages:
             cs.cached_message_hashes.extend(sorted(self.cached))
         ci = cs.context_info
@@ -183,6 +197,8 @@ class Session:
         first_delta = None
         errors: list[str] = []
         raw: list[bytes] = []
+        answered = answer_ran = False  # the store's answer sent in this rerun, and its run begun
+        drawn: set[str] = set()  # the components of the run that ends this rerun
         while True:
             data = await self.ws.recv()
             total += len(data)
@@ -192,10 +208,22 @@ class Session:
             fm = ForwardMsg()
             fm.ParseFromString(data)
             kind = fm.WhichOneof("type")
-            if kind == "delta":
+            if kind == "new_session":
+                answer_ran = answered
+                drawn.clear()
+                if fm.new_session.page_script_hash:
+                    self.page_script_hash = fm.new_session.page_script_hash
+            elif kind == "delta":
                 if first_delta is None:
                     first_delta = time.perf_counter() - t0
                 self._delta(fm, errors)
+                if fm.delta.new_element.WhichOneof("type") == "bidi_component":
+                    drawn.add(fm.delta.new_element.bidi_component.id)
+                if self._store_answer(fm):
+                    answered = True
+                    msg = BackMsg()
+                    self._client_state(msg, first=False)
+                    await self.ws.send(msg.SerializeToString())
                 if fm.delta.WhichOneof("type") == "new_element":
                     charts += fm.delta.new_element.WhichOneof("type") == "plotly_chart"
             elif kind == "ref_hash":
@@ -207,15 +235,34 @@ class Session:
             elif kind == "navigation":
                 self.page_script_hash = fm.navigation.page_script_hash  # the page that ran
             elif kind == "script_finished":
-                if fm.script_finished == EARLY:
-                    continue
+                if fm.script_finished == EARLY or (answered and not answer_ran):
+                    continue  # another run follows: st.rerun, or the run the answer asked for
                 if fm.script_finished != FINISHED:
                     errors.append(f"script_finished status {fm.script_finished}")
                 latency = time.perf_counter() - t0
+                # the frontend forgets the state of a component the run no longer draws
+                self.json_states = {c: v for c, v in self.json_states.items() if c in drawn}
                 deflated = len(zlib.compress(b"".join(raw))) if self.measure_deflate else None
                 return Rerun(latency, first_delta, total, count, refs, charts, errors, deflated)
             if self.cache_messages and fm.metadata.cacheable and fm.hash:
                 self.cached.add(fm.hash)
+
+    def _store_answer(self, fm: ForwardMsg) -> bool:
+        """The store asked for the browser's copy: keep the answer; True if it is new."""
+        element = fm.delta.new_element
+        if not self.answer_store or element.WhichOneof("type") != "bidi_component":
+            return False
+        try:
+            data = json.loads(element.bidi_component.json or "null")
+        except ValueError:
+            return False
+        ask = data.get("ask") if isinstance(data, dict) else None
+        if not isinstance(ask, str) or not ask or ask in self.answered:
+            return False
+        self.answered.add(ask)
+        saved = {"token": ask, "entries": {}}
+        self.json_states[element.bidi_component.id] = json.dumps({"saved": saved})
+        return True
 
     def _delta(self, fm: ForwardMsg, errors: list[str]) -> None:
         delta = fm.delta

@@ -36,3 +36,86 @@ def test_each_client_brings_a_route_cookie_of_its_own() -> None:
     routes = [re.fullmatch(r"attention_lab_route=([0-9a-f]{32})", c or "") for c, _ in seen]
     assert all(routes) and len({r.group(1) for r in routes}) == 3, seen
     assert {protocol for _, protocol in seen} == {"streamlit"}
+
+
+def _store_server_messages(early: bool):
+    """A server's side of a first visit whose frame asks the browser store for its copy: the run
+    that asks, then the run the answer starts. ``early``: the answer ends the first run early (it
+    arrived while the run was going), else the first run had finished when the answer came."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    def msg(**fill) -> bytes:
+        fm = ForwardMsg()
+        for name, value in fill.items():
+            if name == "new_session":
+                fm.new_session.page_script_hash = value
+            elif name == "store":
+                element = fm.delta.new_element.bidi_component
+                element.id, element.json = value
+            elif name == "finished":
+                fm.script_finished = ForwardMsg.ScriptFinishedStatus.Value(value)
+        return fm.SerializeToString()
+
+    store = msg(store=("$$ID-abc-turn_store", '{"name": "w", "ask": "tok", "put": {}}'))
+    first = [msg(new_session="h1"), store]
+    if not early:
+        first.append(msg(finished="FINISHED_SUCCESSFULLY"))
+    after = [msg(finished="FINISHED_EARLY_FOR_RERUN")] if early else []
+    after += [msg(new_session="h1"), msg(finished="FINISHED_SUCCESSFULLY")]
+    return first, after
+
+
+def _answering(early: bool):
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    received: list[BackMsg] = []
+    runs: list[tuple[int, int]] = []
+    first, after = _store_server_messages(early)
+
+    async def handler(connection) -> None:
+        # the load's run (which asks), the answer's run, and a change's run (which does not ask)
+        replies = iter([first, after, after[-2:]])
+        async for data in connection:
+            back = BackMsg()
+            back.ParseFromString(data)
+            received.append(back)
+            for out in next(replies, []):
+                await connection.send(out)
+        await connection.wait_closed()
+
+    async def main() -> None:
+        async with serve(handler, "127.0.0.1", 0, subprotocols=["streamlit"]) as server:
+            port = server.sockets[0].getsockname()[1]
+            session = Session(f"ws://127.0.0.1:{port}/_stcore/stream", "softmax", {"seed": 0})
+            await session.connect(timeout=5)
+            load = await session.load(timeout=5)
+            runs.append((load.messages, len(received)))
+            change = await session.change(timeout=5, seed=1)
+            runs.append((change.messages, len(received)))
+            await session.close()
+
+    runner = threading.Thread(target=asyncio.run, args=(main(),))
+    runner.start()
+    runner.join(timeout=30)
+    return received, runs
+
+
+def test_the_client_answers_the_store_as_the_page_script_does() -> None:
+    """A browser's store reports its copy as soon as it is drawn; the load is over when the run
+    that answer started is, whether the answer cut the first run short or came after it."""
+    import json
+
+    for early in (True, False):
+        received, runs = _answering(early)
+        # the load reads both runs (the first one's end, early or not, included); the change one
+        assert [r[0] for r in runs] == [5, 2], (early, runs)
+        assert [r[1] for r in runs] == [2, 3], (early, runs)
+        _, answer, change = received
+        states = {w.id: w for w in answer.rerun_script.widget_states.widgets}
+        assert json.loads(states["$$ID-abc-turn_store"].json_value) == {
+            "saved": {"token": "tok", "entries": {}}
+        }
+        assert answer.rerun_script.page_script_hash == "h1"
+        # the runs since drew no store: its state is no longer sent, as the frontend forgets it
+        ids = {w.id for w in change.rerun_script.widget_states.widgets}
+        assert "$$ID-abc-turn_store" not in ids, (early, ids)
