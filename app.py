@@ -3,7 +3,7 @@
 import pyarrow as pa
 import streamlit as st
 
-from ui.frame import frame
+from ui.frame.page import frame
 from ui.text import translator
 from ui.text.home import TEXT
 

@@ -13,11 +13,11 @@ What the frontend does, and so what this client does:
    every widget (ids read from the deltas: ``$$ID-<hash>-<key>``), plus the hashes of the large
    messages it has cached, as the frontend does, so the server may answer those with a short
    ``ref_hash`` message;
-5. answer the lab's browser store (``ui.components.local_store``) as the page's JavaScript does:
-   when the store asks for the browser's copy, send it at once (an empty one: a new visitor) as
+5. answer the lab's browser store (``ui.frame.components.local_store``) as the page's JavaScript
+does: when the store asks for the browser's copy, send it at once (an empty one: a new visitor) as
    the component's JSON state, which ends the run early and starts another; the rerun that asked
    ends at the second run's end. A client that does not answer is asked on the session's first
-   ``ui.progress.ASK_RUNS`` runs, as a browser without JavaScript is.
+   ``ui.turn.progress.ASK_RUNS`` runs, as a browser without JavaScript is.
 
 Every byte counted is a serialized ``ForwardMsg`` as it came off the socket (the server's default
 has no websocket compression, so that is what travels, plus a few bytes of framing).

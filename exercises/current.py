@@ -1,6 +1,6 @@
 """The setting a cell is checked on first: the app's computed run and the page's own choices.
 
-``Run`` is what a cell reads of the app's run (``ui.compute.Lab`` is one, and so is any object
+``Run`` is what a cell reads of the app's run (``ui.lab.compute.Lab`` is one, and so is any object
 with these attributes); ``Current`` adds what the page chose on top of it: the head shown, the
 mask, LayerNorm's eps and, on the depth page, the number of layers. ``setting`` computes a run
 without the app (for a check outside a page: a pass given back by the browser, the benchmarks).
@@ -49,7 +49,7 @@ class Current:
 
 @dataclass(frozen=True)
 class PlainRun:
-    """A run computed outside the app: the same four attributes ``ui.compute.Lab`` has."""
+    """A run computed outside the app: the same four attributes ``ui.lab.compute.Lab`` has."""
 
     cfg: AttentionConfig
     x: np.ndarray  # [T, d_model]

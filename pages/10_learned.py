@@ -9,14 +9,14 @@ import llm
 from llm import behaviour
 from llm.checkpoints import MODEL_FILE
 from llm.head_scores import ROLE_THRESHOLD, induction_target
-from ui.controls import BOUND
-from ui.frame import frame
-from ui.learned import checkpoint, predictions, view
-from ui.style import Look
+from ui.draw.style import Look
+from ui.draw.wire import show_figure, show_pieces
+from ui.frame.controls import BOUND
+from ui.frame.page import frame
+from ui.frame.url_values import Choice, IntRange, Refused, Sizes, Value, short
+from ui.lessons.learned import checkpoint, predictions, view
 from ui.text import md_escape, num, translator
 from ui.text.learned import TEXT
-from ui.url_values import Choice, IntRange, Refused, Sizes, Value, short
-from ui.wire import show_figure, show_pieces
 
 DEFAULT_SENTENCE = "the cat sat on the mat . the cat sat on the mat"
 

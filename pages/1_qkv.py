@@ -4,17 +4,17 @@ import streamlit as st
 
 import llm
 from llm.attention import dot, matmul
-from ui.exercise import your_turn
-from ui.frame import frame
-from ui.grids import heatmap_grid
-from ui.heatmaps import heatmap
-from ui.labels import feature_labels
-from ui.sections import folded, lazy_tabs, show_code
-from ui.style import Look
-from ui.tables import matrix_table
+from ui.draw.grids import heatmap_grid
+from ui.draw.heatmaps import heatmap
+from ui.draw.labels import feature_labels
+from ui.draw.sections import folded, lazy_tabs, show_code
+from ui.draw.style import Look
+from ui.draw.tables import matrix_table
+from ui.draw.wire import show_figure
+from ui.frame.page import frame
 from ui.text import md_escape, pick, translator
 from ui.text.qkv import FEATURES, TEXT
-from ui.wire import show_figure
+from ui.turn.panel import your_turn
 
 s = frame("page_qkv")
 t = translator(TEXT, s.lang)

@@ -4,15 +4,15 @@ import streamlit as st
 
 import llm
 from llm.attention import attention_scores, dot, transpose
-from ui.exercise import your_turn
-from ui.frame import frame
-from ui.heatmaps import heatmap
-from ui.sections import folded, show_code
-from ui.style import Look
-from ui.tables import matrix_table
+from ui.draw.heatmaps import heatmap
+from ui.draw.sections import folded, show_code
+from ui.draw.style import Look
+from ui.draw.tables import matrix_table
+from ui.draw.wire import show_figure
+from ui.frame.page import frame
 from ui.text import md_escape, num, translator
 from ui.text.scores import TEXT
-from ui.wire import show_figure
+from ui.turn.panel import your_turn
 
 s = frame("page_scores")
 t = translator(TEXT, s.lang)

@@ -5,18 +5,18 @@ import streamlit as st
 
 import llm
 from llm.attention import scale_mask_softmax, softmax
-from ui.compute import compute_lab, head_agreement, scaling_lab
-from ui.exercise import your_turn
-from ui.follow import TOKEN, following, token_chips
-from ui.frame import frame
-from ui.sections import folded, lazy_tabs, show_code
-from ui.softmax_figures import softmax_figures, why_sqrt_figure
-from ui.style import Look
-from ui.tables import matrix_table
+from ui.draw.sections import folded, lazy_tabs, show_code
+from ui.draw.style import Look
+from ui.draw.tables import matrix_table
+from ui.draw.wire import show_figure, show_figures
+from ui.frame.follow import TOKEN, following, token_chips
+from ui.frame.page import frame
+from ui.frame.url_values import Flag, FloatRange
+from ui.lab.compute import compute_lab, head_agreement, scaling_lab
+from ui.lessons.softmax import softmax_figures, why_sqrt_figure
 from ui.text import num, translator
 from ui.text.softmax import TEXT
-from ui.url_values import Flag, FloatRange
-from ui.wire import show_figure, show_figures
+from ui.turn.panel import your_turn
 
 TEMPERATURE = FloatRange("temperature", llm.MIN_TEMPERATURE, llm.MAX_TEMPERATURE, default=1.0)
 SCALE = Flag("scale", default=True)

@@ -5,18 +5,18 @@ import streamlit as st
 
 import llm
 from llm.attention import causal_attention, mix_values
-from ui.compute import head_agreement
-from ui.exercise import your_turn
-from ui.follow import TOKEN, outline_row, token_chips
-from ui.frame import frame
-from ui.heatmaps import heatmap
-from ui.labels import feature_labels
-from ui.sections import folded, show_code
-from ui.style import Look
-from ui.tables import matrix_table, number_table
+from ui.draw.heatmaps import heatmap
+from ui.draw.labels import feature_labels
+from ui.draw.sections import folded, show_code
+from ui.draw.style import Look
+from ui.draw.tables import matrix_table, number_table
+from ui.draw.wire import show_figures
+from ui.frame.follow import TOKEN, outline_row, token_chips
+from ui.frame.page import frame
+from ui.lab.compute import head_agreement
 from ui.text import md_escape, num, translator
 from ui.text.mix import TEXT
-from ui.wire import show_figures
+from ui.turn.panel import your_turn
 
 # TOKEN: the followed token's position (?token=2), shared with pages 3 and 5
 s = frame("page_mix", values=(TOKEN,))

@@ -6,17 +6,17 @@ import streamlit as st
 import llm
 from llm import analysis
 from llm.nn import attention_head, head_entropy, row_entropy
-from ui.charts import bar_chart
-from ui.exercise import your_turn
-from ui.follow import TOKEN, following, token_chips
-from ui.frame import frame
-from ui.headview import head_view_drawing, patterns_figures, show_head_view
-from ui.sections import folded, show_code
-from ui.style import Look
-from ui.tables import matrix_table
+from ui.draw.charts import bar_chart
+from ui.draw.headview import head_view_drawing, patterns_figures, show_head_view
+from ui.draw.sections import folded, show_code
+from ui.draw.style import Look
+from ui.draw.tables import matrix_table
+from ui.draw.wire import show_figure, show_pieces
+from ui.frame.follow import TOKEN, following, token_chips
+from ui.frame.page import frame
 from ui.text import num, translator
 from ui.text.heads import TEXT
-from ui.wire import show_figure, show_pieces
+from ui.turn.panel import your_turn
 
 s = frame("page_heads", values=(TOKEN,))
 t = translator(TEXT, s.lang)
@@ -51,7 +51,7 @@ st.write(t("patterns_intro"))
 i = token_chips(labels, s.lang, s.value("token"))
 st.caption(following(labels, i, s.lang))
 look = Look.of(s)
-# page 5's figures are built once for each setting and look (ui.headview)
+# page 5's figures are built once for each setting and look (ui.draw.headview)
 pieces = patterns_figures(s.setting, look, token=i)
 # the grid's pieces side by side, wrapping onto the next row where the column ends
 show_pieces(pieces, key="patterns")

@@ -4,16 +4,16 @@ import streamlit as st
 
 from llm.attention import matmul
 from llm.nn import combine_heads, concat_heads
-from ui.exercise import your_turn
-from ui.frame import frame
-from ui.heatmaps import heatmap, label_blocks, mark_blocks
-from ui.labels import feature_labels, head_feature_labels
-from ui.sections import folded, show_code
-from ui.style import Look
-from ui.tables import matrix_table
+from ui.draw.heatmaps import heatmap, label_blocks, mark_blocks
+from ui.draw.labels import feature_labels, head_feature_labels
+from ui.draw.sections import folded, show_code
+from ui.draw.style import Look
+from ui.draw.tables import matrix_table
+from ui.draw.wire import show_figure
+from ui.frame.page import frame
 from ui.text import translator
 from ui.text.concat import TEXT
-from ui.wire import show_figure
+from ui.turn.panel import your_turn
 
 SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 

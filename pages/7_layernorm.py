@@ -5,18 +5,18 @@ import streamlit as st
 
 import llm
 from llm.nn import add, layer_norm, residual_layer_norm, row_stats
-from ui.compute import layer_norm_agreement
-from ui.exercise import your_turn
-from ui.frame import frame
-from ui.labels import feature_labels
-from ui.layernorm_figures import layernorm_figures
-from ui.sections import folded, show_code
-from ui.style import Look
-from ui.tables import matrix_table, number_table
+from ui.draw.labels import feature_labels
+from ui.draw.sections import folded, show_code
+from ui.draw.style import Look
+from ui.draw.tables import matrix_table, number_table
+from ui.draw.wire import show_figures, show_pieces
+from ui.frame.page import frame
+from ui.frame.url_values import Choice, Refused, Sizes
+from ui.lab.compute import layer_norm_agreement
+from ui.lessons.layernorm import layernorm_figures
 from ui.text import num, translator
 from ui.text.layernorm import TEXT
-from ui.url_values import Choice, Refused, Sizes
-from ui.wire import show_figures, show_pieces
+from ui.turn.panel import your_turn
 
 EPS_OPTIONS = [1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0]
 EPS_DEFAULT = llm.LN_EPS  # the chapter's value
@@ -82,7 +82,7 @@ eps = st.select_slider(
     persist_state="session",
 )
 if ss.pop("_eps_sync", False):
-    st.rerun()  # the address bar takes a set value one run late (as in ui.frame)
+    st.rerun()  # the address bar takes a set value one run late (as in ui.frame.page)
 resid, ln_out = llm.residual_layer_norm(x, attn_out, eps=eps)
 mean_before, std_before = llm.row_stats(resid)
 mean_after, std_after = llm.row_stats(ln_out)

@@ -4,16 +4,16 @@ import streamlit as st
 
 import llm
 from llm import depth
-from ui.controls import BOUND, keep_in_link
-from ui.exercise import your_turn
-from ui.frame import frame
-from ui.sections import folded, show_code
-from ui.stacks import compute_stacks, depth_figures, number
-from ui.style import Look
+from ui.draw.sections import folded, show_code
+from ui.draw.style import Look
+from ui.draw.wire import show_figure, show_pieces
+from ui.frame.controls import BOUND, keep_in_link
+from ui.frame.page import frame
+from ui.frame.url_values import Choice, IntRange
+from ui.lessons.depth import compute_stacks, depth_figures, number
 from ui.text import translator
 from ui.text.depth import TEXT
-from ui.url_values import Choice, IntRange
-from ui.wire import show_figure, show_pieces
+from ui.turn.panel import your_turn
 
 LAYERS_DEFAULT = 12  # the chapter's "stack 12 of them"
 VARIANT_DEFAULT = "none"  # the first view shows what goes wrong without the recipe

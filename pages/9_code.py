@@ -7,14 +7,14 @@ import llm.attention
 import llm.compare
 import llm.nn
 from llm.compare import QUANTITIES, agree
-from ui.compute import compare_lab
-from ui.exercise import your_turn
-from ui.frame import frame
-from ui.labels import feature_labels
-from ui.sections import lazy_tabs, show_code
-from ui.tables import matrix_table, number_table, shape_text
+from ui.draw.labels import feature_labels
+from ui.draw.sections import lazy_tabs, show_code
+from ui.draw.tables import matrix_table, number_table, shape_text
+from ui.frame.page import frame
+from ui.lab.compute import compare_lab
 from ui.text import translator
 from ui.text.code import TEXT
+from ui.turn.panel import your_turn
 
 EPS = llm.LN_EPS  # the chapter's eps; page 7 lets you vary it
 

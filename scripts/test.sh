@@ -6,11 +6,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Debian's chromium for the browser tests, nginx for the tests of scripts/serve.sh, git-lfs for
-# those of deploy/space.sh
+# those of deploy/space.sh, PostgreSQL for the class store's, HAProxy for the multi-host ones
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
 git lfs version >/dev/null 2>&1 || missing+=(git-lfs)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
+command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ] || missing+=(haproxy)
+command -v ip >/dev/null || missing+=(iproute2)
+command -v npm >/dev/null || missing+=(npm)
 if [ "${#missing[@]}" -gt 0 ]; then
     sudo_cmd=""
     [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"

@@ -95,13 +95,13 @@ def figure(at: AppTest, key: str) -> dict:
 
 
 def head_view_of(at: AppTest) -> str:
-    """The SVG drawing of page 5's head view (``ui.headview.show_head_view``)."""
+    """The SVG drawing of page 5's head view (``ui.draw.headview.show_head_view``)."""
     (view,) = [m.value for m in at.main.markdown if 'class="head-view"' in m.value]
     return view[view.index("<svg") : view.rindex("</svg>") + len("</svg>")]
 
 
 def figure_pieces(at: AppTest, key: str) -> list[dict]:
-    """The plotly specs of a grid shown in pieces that wrap (``ui.grids.grid_figures``: keys
+    """The plotly specs of a grid shown in pieces that wrap (``ui.draw.grids.grid_figures``: keys
     ``key``, ``key-1``, ``key-2``, ...), in order; one spec for a grid in one figure."""
     ids = {c.proto.id: c for c in at.get("plotly_chart")}
     pieces = []

@@ -10,7 +10,7 @@ import pytest
 import llm
 from llm import engine
 from llm.compare import HEAD_QUANTITIES, QUANTITIES, head_differences, run
-from ui.compute import (
+from ui.lab.compute import (
     Setting,
     compare_lab,
     compute_lab,
@@ -101,8 +101,8 @@ def test_frozen_reaches_arrays_inside_containers() -> None:
 def test_cache_keys_are_the_frozen_dataclasses_and_every_field_reaches_them() -> None:
     """KEYS keys a cache by a dataclass's repr: only frozen dataclasses (a key that cannot
     change after it was taken), and every field reaches the key."""
-    from ui.compute import KEYS
-    from ui.style import FittedLook, Look
+    from ui.draw.style import FittedLook, Look
+    from ui.lab.compute import KEYS
 
     assert set(KEYS) == {Setting, Look, FittedLook}
     for cls in KEYS:

@@ -15,7 +15,7 @@ import pytest
 from streamlit import config as st_config
 
 from tests.e2e.harness import http_status, start_server
-from ui.frame import PAGES
+from ui.frame.page import PAGES
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
@@ -168,8 +168,8 @@ def test_dockerignore_keeps_what_the_app_needs() -> None:
 
     needed = ["app.py", "requirements.txt", ".streamlit/config.toml"]
     needed += ["scripts/serve.sh", "deploy/nginx.conf.template", "deploy/static_assets.py"]
-    needed += [file for file, _, _ in PAGES] + ["ui/frame.py", "llm/engine.py"]
-    needed += ["exercises/check.py", "ui/exercise.py", "sandbox/worker.py", "sandbox/runner.py"]
+    needed += [file for file, _, _ in PAGES] + ["ui/frame/page.py", "llm/engine.py"]
+    needed += ["exercises/check.py", "ui/turn/panel.py", "sandbox/worker.py", "sandbox/runner.py"]
     needed += ["llm/model.npz"]  # a checkpoint the app loads
     assert [path for path in needed if ignored(path)] == []
     unneeded = [".venv/bin/python", ".git/HEAD", "artifacts/x.png", "scripts/test.sh", "bench/x.py"]

@@ -11,9 +11,9 @@ import exercises as ex
 import sandbox
 from exercises import seal
 from tests.apptest_pages import PAGES
-from ui import progress
-from ui.exercise import verdict_text
 from ui.text.exercises import CELLS
+from ui.turn import progress
+from ui.turn.panel import verdict_text
 
 LESSONS = {**PAGES, "depth": "../pages/8_depth.py"}
 PAGE_OF = {cell.id: page for page in LESSONS for cell in ex.CELLS if cell.page == page}
@@ -195,7 +195,7 @@ def test_a_runtime_error_shows_its_line_of_code() -> None:
     assert "return x[n] * 2" in [c.value for c in at.code]
 
 
-# --- the work this browser keeps (ui.progress) ---------------------------------------------
+# --- the work this browser keeps (ui.turn.progress) ---------------------------------------------
 
 WRONG_SCORES = "def attention_scores(q, k):\n    return [[0.0 for b in k] for a in q]\n"
 OWN_QKV = "def matmul(x, w):\n    return x\n"
@@ -313,7 +313,14 @@ def test_the_depth_page_checks_the_recipe_on_its_own_layers() -> None:
 
 
 def test_the_editor_grows_with_its_starter_codes_lines() -> None:
-    from ui.exercise import CHROME_PX, EDITOR_PX, LINE_PX, WRAP_CHARS, editor_height, wrapped_lines
+    from ui.turn.panel import (
+        CHROME_PX,
+        EDITOR_PX,
+        LINE_PX,
+        WRAP_CHARS,
+        editor_height,
+        wrapped_lines,
+    )
 
     short, longer = (
         "def f(x):\n    return x",
@@ -335,7 +342,7 @@ def test_every_editor_is_as_tall_as_its_starter_code(lang: str) -> None:
     """Every line of the template shows, ``return`` included: on a 1280 × 720 screen at 150 %
     (its lines wrapped at 57 characters, 20.16 px each) and in presenter mode (25.2 px);
     tests/e2e/test_e2e_fit.py measures the boxes in the browser."""
-    from ui.exercise import CHROME_PX, EDITOR_PX, editor_height, wrapped_lines
+    from ui.turn.panel import CHROME_PX, EDITOR_PX, editor_height, wrapped_lines
 
     for cell_id in CELLS:
         template = CELLS[cell_id][lang]["template"]

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import llm
-from ui.follow import followed_rows, outline_row
-from ui.headview import FOLLOWED_WIDTH, LINE_WIDTH, head_colour, head_view, lines_of
-from ui.heatmaps import heatmap
+from ui.draw.headview import FOLLOWED_WIDTH, LINE_WIDTH, head_colour, head_view, lines_of
+from ui.draw.heatmaps import heatmap
+from ui.frame.follow import followed_rows, outline_row
 
 
 def _trace(causal: bool, text: str = "the cat sat on the mat", n_heads: int = 4) -> tuple:

@@ -1,8 +1,9 @@
-"""Tests of ui.lines' axes: a log y axis labels its decades only; a linear one starts at zero."""
+"""Tests of ui.draw.lines' axes: a log y axis labels its decades only; a linear one starts at
+zero."""
 
 from __future__ import annotations
 
-from ui.lines import Panel, line_panels
+from ui.draw.lines import Panel, line_panels
 
 
 def _y(panel: Panel) -> dict:

@@ -8,13 +8,13 @@ import pandas as pd
 import pytest
 
 from tests.apptest_pages import cell_texts
-from ui.charts import bar_chart, text_anchor
-from ui.style import PRESENT_SCALE, Look
-from ui.tables import table_cells
+from ui.draw.charts import bar_chart, text_anchor
+from ui.draw.style import PRESENT_SCALE, Look
+from ui.draw.tables import table_cells
 
 
 def cells(table: pd.DataFrame, lang: str, digits: int, kinds=None) -> list[list[str]]:
-    """The text a table of ``ui.tables`` shows, row by row (the row label left out)."""
+    """The text a table of ``ui.draw.tables`` shows, row by row (the row label left out)."""
     sent, config = table_cells(
         table.to_numpy(), list(table.index), list(table.columns), lang, digits, kinds
     )

@@ -156,7 +156,7 @@ def test_the_largest_setting() -> None:
 
 
 def test_layer_chart_axes() -> None:
-    from ui.lines import Panel, line_panels, spans_decades
+    from ui.draw.lines import Panel, line_panels, spans_decades
 
     def layer_chart(series: dict, x: list, log: bool | None = None, bold: str | None = None):
         return line_panels(x, [Panel("", "", series, log=log)], bold=bold, markers=True)

@@ -13,7 +13,7 @@ import llm
 import llm.checkpoints
 from llm import behaviour
 from tests.apptest_pages import array_of, figure, figure_pieces, link_opener, shown_text, z_of
-from ui.shared_cache import STORE
+from ui.lab.shared_cache import STORE
 from ui.text.learned import TEXT
 
 PAGE = "../pages/10_learned.py"
@@ -300,7 +300,7 @@ def test_presenter_mode_keeps_projector_cells_one_head_a_row_with_large_titles()
 
 
 def test_a_phone_draws_the_heads_inside_its_column() -> None:
-    from ui.learned import heads_figures
+    from ui.lessons.learned import heads_figures
 
     ids = tuple(llm.load_model().encode(DEFAULT))
     steps = llm.load_model().steps

@@ -25,10 +25,10 @@ from tests.apptest_pages import (
     z_of,
 )
 from tests.test_views_layout import plot_px
-from ui.compute import Setting, compute_lab
-from ui.grids import WRAP_PX
-from ui.softmax_figures import softmax_figures
-from ui.style import Look
+from ui.draw.grids import WRAP_PX
+from ui.draw.style import Look
+from ui.lab.compute import Setting, compute_lab
+from ui.lessons.softmax import softmax_figures
 
 PAGES = {key: PAGES[key] for key in ("qkv", "scores", "softmax", "mix")}
 TITLES = {

@@ -549,9 +549,9 @@ def test_english_tables_write_a_fixed_number_of_decimals(page: str) -> None:
 def test_layernorm_figures_are_shared_and_follow_eps() -> None:
     """Page 7's figures come from one cache: the same setting and eps give the same kept
     figures; another eps gives ln_out at that eps (its last plot), X left as it was."""
-    from ui.compute import Setting, compute_lab
-    from ui.layernorm_figures import layernorm_figures
-    from ui.style import Look
+    from ui.draw.style import Look
+    from ui.lab.compute import Setting, compute_lab
+    from ui.lessons.layernorm import layernorm_figures
 
     setting = Setting("the cat sat on mat", 8, 4, 3, True)
     first = layernorm_figures(setting, Look(), 1e-5)

@@ -21,8 +21,8 @@ from tests.apptest_pages import (
     opened,
     z_of,
 )
-from ui.follow import OUTLINE
-from ui.headview import lines_of
+from ui.draw.headview import lines_of
+from ui.frame.follow import OUTLINE
 from ui.text.home import TEXT as HOME_TEXT
 from ui.text.softmax import TEXT as SOFTMAX_TEXT
 

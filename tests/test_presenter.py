@@ -14,8 +14,8 @@ from streamlit.testing.v1 import AppTest
 
 import llm
 from tests.apptest_pages import open_link
-from ui.presenter import base_address, class_link, link_params
-from ui.qr import qr_svg
+from ui.frame.presenter import base_address, class_link, link_params
+from ui.frame.qr import qr_svg
 
 MIX = "../pages/4_mix.py"
 HOME = "../app.py"

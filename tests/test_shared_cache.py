@@ -7,9 +7,9 @@ import sys
 import numpy as np
 import pytest
 
-from ui.compute import Setting, compute_lab
-from ui.shared_cache import Store, cached, weight
-from ui.wire import fast_figure, keep
+from ui.draw.wire import fast_figure, keep
+from ui.lab.compute import Setting, compute_lab
+from ui.lab.shared_cache import Store, cached, weight
 
 
 def test_an_array_weighs_its_bytes_and_a_view_its_base_once() -> None:

@@ -8,8 +8,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.apptest_pages import open_link
+from ui.frame.url_values import Choice, Flag, FloatRange, IntRange, Refused, Sizes
 from ui.text import md_escape
-from ui.url_values import Choice, Flag, FloatRange, IntRange, Refused, Sizes
 
 SIZES = Sizes(n_tokens=5, d_model=8, n_heads=4)
 MIX = "../pages/4_mix.py"
@@ -184,7 +184,7 @@ def figure_titles(at: AppTest) -> list[list[str]]:
 
 
 def test_a_refusal_writes_its_numbers_in_the_page_language() -> None:
-    from ui.url_check import refusal as message
+    from ui.frame.url_check import refusal as message
 
     tau = FloatRange("temperature", 0.05, 20.0, default=0.5)
     refused = Refused("bad_range", value="1e9", low=0.05, high=20.0)
@@ -208,8 +208,8 @@ def _what_if_page() -> None:
     """A page with a temperature slider and a scale switch, declared as a page declares them."""
     import streamlit as st
 
-    from ui.frame import frame
-    from ui.url_values import Flag, FloatRange
+    from ui.frame.page import frame
+    from ui.frame.url_values import Flag, FloatRange
 
     s = frame(
         "page_softmax",

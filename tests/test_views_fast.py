@@ -1,4 +1,5 @@
-"""The fast paths of ``ui.wire`` and ``ui.tables`` send exactly what plotly and pyarrow send.
+"""The fast paths of ``ui.draw.wire`` and ``ui.draw.tables`` send exactly what plotly and pyarrow
+send.
 
 Figures are plain dicts sent through ``show_figure`` without plotly building a figure object;
 tables are Arrow tables built straight from the array. Each test compares the result with
@@ -20,7 +21,8 @@ import pyarrow as pa
 import pytest
 
 from tests.apptest_pages import array_of
-from ui import charts, follow, grids, heatmaps, style, tables, wire
+from ui.draw import charts, grids, heatmaps, style, tables, wire
+from ui.frame import follow
 from ui.text import num
 
 LABELS = ["the", "cat", "sat", "on", "mat"]

@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 import pytest
 
 from tests.test_views_fast import figures
-from ui import grids, heatmaps, labels, style
+from ui.draw import grids, heatmaps, labels, style
 
 TOKENS = ["the", "cat", "sat", "on", "mat"]
 
@@ -340,8 +340,8 @@ def test_the_tool_bar_is_off_and_hover_text_large_enough() -> None:
 
 
 def test_bar_labels_stand_level_where_they_fit_else_wrap_then_turn() -> None:
-    from ui.charts import BAR_PLOT_PX, bar_chart
-    from ui.style import Look
+    from ui.draw.charts import BAR_PLOT_PX, bar_chart
+    from ui.draw.style import Look
 
     heads = [f"tête {h}" for h in range(8)]  # wider than a 48 px bar: the categories grow
     spec = bar_chart({"H": [1.0] * 8}, heads, barmode="relative", look=Look("fr"))
@@ -396,8 +396,8 @@ def test_presenter_mode_draws_chart_text_projector_sized_with_margins_that_hold_
 
 
 def test_presenter_mode_draws_line_and_bar_chart_text_at_the_heatmaps_sizes() -> None:
-    from ui.charts import bar_chart, side_by_side
-    from ui.lines import Panel, line_panels
+    from ui.draw.charts import bar_chart, side_by_side
+    from ui.draw.lines import Panel, line_panels
 
     present = style.Look("fr", scale=style.PRESENT_SCALE)
     panels = [

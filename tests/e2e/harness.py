@@ -23,8 +23,8 @@ from playwright.sync_api import Browser, ConsoleMessage, Frame, Locator, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 import llm
-from ui.frame import PAGES
-from ui.progress import STORE_KEY
+from ui.frame.page import PAGES
+from ui.turn.progress import STORE_KEY
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -230,7 +230,7 @@ def settle(page: Page | Frame) -> None:
 
 def reported(page: Page | Frame, timeout_ms: float = WAIT_MS) -> None:
     """Wait until a new browser has reported its saved work and the rerun that brings it has
-    ended. The first run mounts the hidden store (``ui.progress``), the page is drawn, then the
+    ended. The first run mounts the hidden store (``ui.turn.progress``), the page is drawn, then the
     store's answer reruns the page: a click in that rerun can meet a widget it replaces (a
     download button's file is registered again). With nothing to write back, the store is not
     mounted again."""

@@ -27,7 +27,7 @@ from tests.e2e.harness import (
     wait_heatmap,
     wait_query,
 )
-from ui.frame import PAGES
+from ui.frame.page import PAGES
 from ui.text.common import TEXT as FRAME_TEXT
 from ui.text.softmax import TEXT as SOFTMAX_TEXT
 

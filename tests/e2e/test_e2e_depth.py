@@ -65,7 +65,7 @@ def test_layers_and_variant_redraw_the_charts(session: Session) -> None:
     want = thirteen["pre_ln"].x[13] / thirteen["pre_ln"].rms[13]
 
     def rows_drawn() -> bool:
-        # the two heatmaps are pieces that wrap (ui.grids.grid_figures): keys rows, rows-1
+        # the two heatmaps are pieces that wrap (ui.draw.grids.grid_figures): keys rows, rows-1
         shown = [z for key in ("rows", "rows-1") for _, z in chart_traces(page, key, "z")]
         return len(shown) == 2 and np.allclose(shown[1], want, rtol=1e-12)
 

@@ -20,8 +20,8 @@ from tests.e2e.harness import (
     type_seed,
     wait_heatmap,
 )
-from ui.frame import PAGES
-from ui.grids import COMPACT_CELL_PX
+from ui.draw.grids import COMPACT_CELL_PX
+from ui.frame.page import PAGES
 from ui.text.common import TEXT as FRAME_TEXT
 from ui.text.concat import TEXT as CONCAT_TEXT
 

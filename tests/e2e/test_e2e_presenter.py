@@ -32,7 +32,7 @@ from tests.e2e.harness import (
     wait_query,
 )
 from tests.e2e.test_e2e_serve import serve_script
-from ui.frame import PAGES
+from ui.frame.page import PAGES
 from ui.text.common import TEXT as FRAME_TEXT
 
 pytestmark = pytest.mark.e2e

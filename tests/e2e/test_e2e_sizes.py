@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from tests.e2e.harness import ARTIFACTS, WAIT_MS, Server, settle
-from ui.frame import PAGES
+from ui.frame.page import PAGES
 
 pytestmark = pytest.mark.e2e
 

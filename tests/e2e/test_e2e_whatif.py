@@ -20,7 +20,7 @@ from tests.e2e.harness import (
     wait_heatmap,
     wait_query,
 )
-from ui.follow import OUTLINE
+from ui.frame.follow import OUTLINE
 from ui.text.softmax import TEXT as SOFTMAX_TEXT
 
 pytestmark = pytest.mark.e2e

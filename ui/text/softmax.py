@@ -33,7 +33,7 @@ TEXT = {
         "keys_one": "its one key",
         "why_title": "Why √d_k, measured",
         "why_intro": "A score q·k adds d_k products, so its spread grows with d_k. Measured on this lab's X, with W_Q and W_K of every width from 1 to 64 drawn from the seed the way the lab's are:",
-        # the three panels' titles fit one line each in the narrowest column (ui.lines.NARROWEST)
+        # the three panels' titles fit one line each in the narrowest column (ui.draw.lines.NARROWEST)
         "spread": "Spread of q·k",
         "spread_y": "std of the scores",
         "sharpness": "Mean row entropy",

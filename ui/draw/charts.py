@@ -8,9 +8,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ui.labels import axis_margins, fit_lines, label_px
-from ui.style import MUTED, PLAIN, Look
-from ui.wire import Spec, fast_figure
+from ui.draw.labels import axis_margins, fit_lines, label_px
+from ui.draw.style import MUTED, PLAIN, Look
+from ui.draw.wire import Spec, fast_figure
 
 
 def side_by_side(left: Spec, right: Spec) -> Spec:
@@ -181,7 +181,7 @@ def bar_chart(
     Sizes (px): a category is 12 + a bar per series wide (48 for ``"relative"``), a bar at
     least 24 and as wide as its number, a category as wide as its label up to a plot of
     BAR_PLOT_PX, the plot at least 200 and the figure at least its title: a fixed width, so
-    that two charts stand side by side only where both fit (``ui.wire.show_figures``) and a
+    that two charts stand side by side only where both fit (``ui.draw.wire.show_figures``) and a
     title never runs past its chart.
     Shapes: series {name: [N]}, categories N labels, lines [(y, label)].
     """

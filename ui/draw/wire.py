@@ -26,7 +26,7 @@ try:
 except ImportError:  # plotly then writes its JSON with the standard library
     orjson = None
 
-from ui.style import JSON_CONSTANTS, PLOT_CONFIG, styled
+from ui.draw.style import JSON_CONSTANTS, PLOT_CONFIG, styled
 
 Spec = dict[str, Any]  # a figure as plotly.js reads it: {"data": [trace, ...], "layout": {...}}
 
@@ -137,7 +137,7 @@ def _read_only(self: Any, *args: Any, **kwargs: Any) -> None:
 
 class _KeptTraces(list):
     """A kept figure's traces, read-only, with their wire form once built: (traces, digest),
-    and the length of its JSON text (what a cache weighs, ``ui.shared_cache.weight``)."""
+    and the length of its JSON text (what a cache weighs, ``ui.lab.shared_cache.weight``)."""
 
     __slots__ = ("wired", "wired_bytes")
 
@@ -195,7 +195,7 @@ def keep(fig: Spec) -> Spec:
     every rerun (walking a 16-head grid's 16 000 cells each time cost more than the rest of its
     rerun); built here, not at the first send, so that the cache that keeps the figure weighs
     it whole. A figure built from a kept one that shares its traces list
-    (``ui.follow.outline_row``: the same traces, a new layout) reuses their wire form."""
+    (``ui.frame.follow.outline_row``: the same traces, a new layout) reuses their wire form."""
     data, layout = fig["data"], fig["layout"]
     kept = {
         "data": data if isinstance(data, _KeptTraces) else _KeptTraces(data),
@@ -308,12 +308,12 @@ def show_figure(fig: Spec, key: str, on_select: Callable[[], None] | None = None
     its own ``width`` (px) when it has one, scrolling sideways inside the box when the column is
     narrower, or else at the column's width. ``on_select``: called when a cell is clicked (the
     chart's state, under ``key`` in the session, holds the point). The page shows CHART_CSS
-    once (``ui.frame`` does): the box's scrolling and the dark theme's colours."""
+    once (``ui.frame.page`` does): the box's scrolling and the dark theme's colours."""
     show_figures([(fig, key)], key=key, on_select=on_select)
 
 
 def show_pieces(pieces: Sequence[Spec], key: str) -> None:
-    """A figure's pieces (``ui.grids.grid_figures``, or a head a figure) side by side,
+    """A figure's pieces (``ui.draw.grids.grid_figures``, or a head a figure) side by side,
     wrapping (``show_figures``): keys ``key``, ``key-1``, ``key-2``, ..., in box ``key``."""
     show_figures([(fig, f"{key}-{k}" if k else key) for k, fig in enumerate(pieces)], key=key)
 

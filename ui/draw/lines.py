@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ui.labels import label_px
-from ui.style import MUTED, PLAIN, Look
-from ui.wire import Spec, fast_figure
+from ui.draw.labels import label_px
+from ui.draw.style import MUTED, PLAIN, Look
+from ui.draw.wire import Spec, fast_figure
 
 PALETTE = ("#1f5fa8", "#e08a1e", "#2a9d8f", "#8e5ea2")  # bar_chart's, for the same eyes
 DECADES = 2.0  # a log axis when the largest positive value is 10² times the smallest or more

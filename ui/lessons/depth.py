@@ -3,9 +3,9 @@
 Defined in a module, not in the page script, so the caches' wrappers are built once per process
 instead of on every rerun. Their arguments are keywords only: Streamlit names a positional
 argument by reading the function's signature on every call, a keyword it reads as given.
-Like ``ui.compute``'s lab, the stacks and the figures are shared, read-only objects; the
-figures are ``kept`` (``ui.wire.keep``): a rerun that shows them again sends the wire form built
-on their first send.
+Like ``ui.lab.compute``'s lab, the stacks and the figures are shared, read-only objects; the
+figures are ``kept`` (``ui.draw.wire.keep``): a rerun that shows them again sends the wire form
+built on their first send.
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ from __future__ import annotations
 import dataclasses
 
 import llm
-from ui.compute import frozen, shared
-from ui.grids import grid_figures
-from ui.labels import feature_labels
-from ui.lines import Panel, line_panels
-from ui.style import Look
+from ui.draw.grids import grid_figures
+from ui.draw.labels import feature_labels
+from ui.draw.lines import Panel, line_panels
+from ui.draw.style import Look
+from ui.draw.wire import Spec, keep
+from ui.lab.compute import frozen, shared
 from ui.text import translator
 from ui.text.depth import TEXT
-from ui.wire import Spec, keep
 
 SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
@@ -100,7 +100,7 @@ def depth_figures(
         ),
         "grad": chart(Panel(t("grad_title"), t("grad_y"), quantity("grad_norm"), log=None)),
     }
-    # the two token-row heatmaps in pieces that wrap (ui.grids.grid_figures): side by side in a
+    # the two token-row heatmaps in pieces that wrap (ui.draw.grids.grid_figures): side by side in a
     # wide column, one under the other in a 150 % zoom's, where one figure was cut at its edge
     rows = grid_figures(
         [chosen.x[0] / chosen.rms[0], chosen.x[n_layers] / chosen.rms[n_layers]],

@@ -1,8 +1,8 @@
 """Page 3's figures, built once per setting and what-if and kept: the scaled and masked scores,
 the pattern and its row entropies, and the measurement of why √d_k.
 
-Like ``ui.headview``'s page 5 figures, they are shared, read-only (``ui.wire.keep``): a rerun
-that shows them again sends the wire form built on their first send. The arguments reach the
+Like ``ui.draw.headview``'s page 5 figures, they are shared, read-only (``ui.draw.wire.keep``): a
+rerun that shows them again sends the wire form built on their first send. The arguments reach the
 caches by name (Streamlit reads a positional argument's name from the signature on every call).
 """
 
@@ -11,15 +11,15 @@ from __future__ import annotations
 import numpy as np
 
 import llm
-from ui.charts import bar_chart
-from ui.compute import Setting, compute_lab, scaling_lab, shared
-from ui.follow import outline_row
-from ui.heatmaps import heatmap
-from ui.lines import Panel, line_panels
-from ui.style import Look
+from ui.draw.charts import bar_chart
+from ui.draw.heatmaps import heatmap
+from ui.draw.lines import Panel, line_panels
+from ui.draw.style import Look
+from ui.draw.wire import Spec, keep
+from ui.frame.follow import outline_row
+from ui.lab.compute import Setting, compute_lab, scaling_lab, shared
 from ui.text import num, translator
 from ui.text.softmax import TEXT
-from ui.wire import Spec, keep
 
 
 def softmax_figures(
@@ -101,7 +101,7 @@ def _figures(
 @shared(32)
 def why_sqrt_figure(*, setting: Setting, look: Look) -> Spec:
     """The spread of q·k, the mean row entropy and the largest probability as d_k grows, with
-    and without √d_k, on the lab's X and seed (``ui.compute.scaling_lab``), this lab's d_k
+    and without √d_k, on the lab's X and seed (``ui.lab.compute.scaling_lab``), this lab's d_k
     marked; kept."""
     t = translator(TEXT, look.lang)
     sweep = scaling_lab(setting)

@@ -1,8 +1,8 @@
 """The "Your turn" panel: the chapter's exercise cell, an editor, Check, a hint and the solution.
 
 It only draws: ``exercises.check`` runs the learner's code in the ``sandbox`` and judges it, and
-``ui.progress`` keeps the work (the session's, and this browser's copy) so that the navigation can
-mark the solved cells and a reload brings the code and the ✓ back.
+``ui.turn.progress`` keeps the work (the session's, and this browser's copy) so that the navigation
+can mark the solved cells and a reload brings the code and the ✓ back.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ import streamlit as st
 import exercises as ex
 import sandbox
 from llm import LN_EPS
-from ui.progress import note_code, note_pass, restored, solved
-from ui.sections import folded
+from ui.draw.sections import folded
 from ui.text import md_escape, pick, translator
 from ui.text.exercise import TEXT
 from ui.text.exercises import CELLS
+from ui.turn.progress import note_code, note_pass, restored, solved
 
 VERDICTS = "_turn_verdicts"  # session key: cell id -> (the last Verdict, the code it judged)
 OWNER = "_turn_owner"  # session key: who asks, so that the checker's queue is fair to sessions

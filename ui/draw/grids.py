@@ -6,7 +6,7 @@ wider than the narrowest column a class's screen leaves (WRAP_PX) is drawn to fi
 a row at slightly smaller cells where they allow, or comes as pieces of as many plots as fit it
 (``grid_figures``), side by side where the column holds them and wrapping onto the next row
 where it does not. Any other grid wider than its column scrolls sideways in its
-own box (``ui.wire.show_figure``).
+own box (``ui.draw.wire.show_figure``).
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from ui.heatmaps import heatmap_cells, mask_shape, scaled_margins, x_label_angle
-from ui.labels import axis_margins, fit_lines, label_px
-from ui.style import BAR, CELL_AXIS, COLOUR_SCALES, LARGE_SIDE_PX, PLAIN, Look
-from ui.wire import Spec, fast_figure, show_pieces
+from ui.draw.heatmaps import heatmap_cells, mask_shape, scaled_margins, x_label_angle
+from ui.draw.labels import axis_margins, fit_lines, label_px
+from ui.draw.style import BAR, CELL_AXIS, COLOUR_SCALES, LARGE_SIDE_PX, PLAIN, Look
+from ui.draw.wire import Spec, fast_figure, show_pieces
 
 ROW_PX = 820  # a row of plots at most this wide (px): the column of 1280 × 720 with the sidebar
 # the narrowest chart box of a class's computer screen (px): 1280 × 720 zoomed to 150 % (521 px;
@@ -75,7 +75,7 @@ def grid_figures(
     cells down to COMPACT_CELL_PX and the colour bar above them (chapter 9's four heads: one
     figure for the browser to draw instead of four); else pieces of as many plots as fit
     WRAP_PX with the colour bar, each a row, all on the one colour scale, the colour bar beside
-    the last. ``ui.wire.show_figures``
+    the last. ``ui.draw.wire.show_figures``
     stands them side by side, wrapping onto the next row where the column ends, so no column
     of a class's screen scrolls them sideways. ``style``: the rest of ``grid_figure``'s keywords.
     Shapes: mats N × [R, C]; rows R labels; cols N × C labels; titles N -> pieces.

@@ -4,8 +4,8 @@ Defined in a module, not in the page script, so the caches' wrappers are built o
 instead of on every rerun. Their arguments are keywords only: Streamlit names a positional
 argument by reading the function's signature on every call, a keyword it reads as given.
 A checkpoint, a run and a figure are each one shared, read-only object; the figures are
-``kept`` (``ui.wire.keep``), so a rerun that shows them again sends the wire form built on their
-first send instead of walking and writing their cells again.
+``kept`` (``ui.draw.wire.keep``), so a rerun that shows them again sends the wire form built on
+their first send instead of walking and writing their cells again.
 """
 
 from __future__ import annotations
@@ -19,23 +19,23 @@ import numpy as np
 import llm
 from llm import behaviour
 from llm.head_scores import ROLE_THRESHOLD
-from ui.charts import bar_chart
-from ui.compute import shared
-from ui.grids import grid_figure
-from ui.labels import label_px
-from ui.lines import Panel, line_panels, marked
-from ui.style import (
+from ui.draw.charts import bar_chart
+from ui.draw.grids import grid_figure
+from ui.draw.labels import label_px
+from ui.draw.lines import Panel, line_panels, marked
+from ui.draw.style import (
     COLOUR_SCALES,
     SMALLEST_CELL_PX,
     FittedLook,
     Look,
 )
+from ui.draw.wire import Spec, fast_figure, keep
+from ui.lab.compute import shared
 from ui.text import num, translator
 from ui.text.learned import TEXT
-from ui.wire import Spec, fast_figure, keep
 
 # A head's figure is at most HEAD_PX wide, so that two stand side by side in the 820 px column of
-# 1280 × 720 (with the 32 px gap of ``ui.wire.show_figures``) and one fits the 521 px column of
+# 1280 × 720 (with the 32 px gap of ``ui.draw.wire.show_figures``) and one fits the 521 px column of
 # 1280 × 720 at 150 % and the 564 px of 1024 × 768 with the sidebar: its cells shrink to fit (the
 # default sentence's 13 tokens: 21 px, 10 px numbers), and lose their numbers below 20 px (a
 # phone's 358 px column: 18 px). Presenter mode keeps one a row in a projector's 800 px column.
@@ -132,7 +132,7 @@ def heads_figures(
 ) -> tuple[Spec, ...]:
     """Every head's pattern on the sentence, one figure each, titled by its role at ``step``,
     cells fitted to HEAD_PX (``Look(lang, phone, scale)``), all on one colour scale (0 to 1,
-    the bar in ``scale_figure``); read-only, shared. ``ui.wire.show_figures`` stands them side
+    the bar in ``scale_figure``); read-only, shared. ``ui.draw.wire.show_figures`` stands them side
     by side where the column holds them."""
     t = translator(TEXT, lang)
     model, run = checkpoint(step=step), model_run(step=step, ids=ids)

@@ -12,10 +12,10 @@ from collections.abc import Sequence
 
 import streamlit as st
 
+from ui.draw.wire import Spec, derived_layout
+from ui.frame.url_values import IntRange, Sizes
 from ui.text import md_escape, translator
 from ui.text.follow import TEXT
-from ui.url_values import IntRange, Sizes
-from ui.wire import Spec, derived_layout
 
 OUTLINE = "#ff2e88"  # a magenta no colour scale of the app uses: it reads on viridis and red-blue
 OUTLINE_WIDTH = 3

@@ -22,7 +22,7 @@ import streamlit as st
 import exercises as ex
 import sandbox
 from exercises import seal
-from ui.components.local_store import local_store
+from ui.frame.components.local_store import local_store
 from ui.text.exercises import CELLS as TEXTS
 
 PASSED = "_turn_passed"  # session key: the ids of the cells solved in this session

@@ -87,13 +87,13 @@ _LAYOUT = {
 }
 _TITLE = {"font": {**FONT, "size": 14}, "x": 0, "xanchor": "left", "pad": {"l": 4}}
 # the style's values as the JSON they are (no arrays, never changed): a figure's wire form
-# (``ui.wire``) takes each of them, and what is nested in them, as it is instead of walking it
+# (``ui.draw.wire``) takes each of them, and what is nested in them, as it is instead of walking it
 JSON_CONSTANTS = (FONT, BAR, _AXIS, _AXES, CELL_AXIS, COLOUR_BAR, _LAYOUT, _TITLE, COLOUR_SCALES)
 # Each theme's colours, as Streamlit's theme gives them: light-dark() follows the colour scheme
 # that Streamlit sets on the app (chromium 123, firefox 120, safari 17.5; older browsers keep the
 # MUTED grey above). Cell numbers are not touched: plotly picks them to read on their cell. A
 # bold annotation is a plot's title in a figure of several: a title's colour. A row of figures
-# (``ui.wire.show_figures``) wraps; a figure wider than the row scrolls sideways inside it, at
+# (``ui.draw.wire.show_figures``) wraps; a figure wider than the row scrolls sideways inside it, at
 # its own width, instead of being squeezed into the column. Columns that hold figures are never
 # narrower than them: the row wraps instead (a table beside a figure keeps about 40 rem); a
 # figure wider than the whole row scrolls in its box, which is at most the row's width.
@@ -139,7 +139,7 @@ class Look:
 
     @classmethod
     def of(cls, settings: Any) -> Look:
-        """The look of a page's settings (``ui.frame.Settings``): its language, a phone's
+        """The look of a page's settings (``ui.frame.page.Settings``): its language, a phone's
         cells, and projector-sized ones in presenter mode (``PRESENT_SCALE``)."""
         return cls(settings.lang, settings.phone, PRESENT_SCALE if settings.present else 1.0)
 
@@ -262,7 +262,7 @@ class FittedLook(Look):
         return self.cell_px, self.number_px
 
 
-# the "Your turn" editors (``ui.exercise``): shown with CHART_CSS once a run, by the frame
+# the "Your turn" editors (``ui.turn.panel``): shown with CHART_CSS once a run, by the frame
 EDITOR_CSS = """<style>
 [class*="st-key-code_"] textarea {
   font-family: "Source Code Pro", ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;

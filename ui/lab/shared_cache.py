@@ -1,4 +1,4 @@
-"""The store behind ``ui.compute.shared``: what every session reads and none changes (labs, kept
+"""The store behind ``ui.lab.compute.shared``: what every session reads and none changes (labs, kept
 figures), bounded by entries per function and by bytes in all.
 
 A cache bounded by entries alone holds what its largest entries weigh: 64 kept grids of 16 heads

@@ -2,25 +2,25 @@
 attn_out, resid and ln_out on one colour scale, and each row's mean and standard deviation
 before and after LayerNorm.
 
-Like page 3's (``ui.softmax_figures``), they are shared and read-only (``ui.wire.keep``): a
+Like page 3's (``ui.lessons.softmax``), they are shared and read-only (``ui.draw.wire.keep``): a
 rerun that shows them again sends the wire form built on their first send.
 """
 
 from __future__ import annotations
 
 import llm
-from ui.charts import bar_chart
-from ui.compute import Setting, compute_lab, shared
-from ui.grids import grid_figures
-from ui.labels import feature_labels
-from ui.style import Look
+from ui.draw.charts import bar_chart
+from ui.draw.grids import grid_figures
+from ui.draw.labels import feature_labels
+from ui.draw.style import Look
+from ui.draw.wire import Spec, keep
+from ui.lab.compute import Setting, compute_lab, shared
 from ui.text import num, translator
 from ui.text.layernorm import TEXT
-from ui.wire import Spec, keep
 
 
 def layernorm_figures(setting: Setting, look: Look, eps: float) -> dict[str, tuple[Spec, ...]]:
-    """``matrices``: the four matrices in the pieces that wrap (``ui.grids.grid_figures``, two
+    """``matrices``: the four matrices in the pieces that wrap (``ui.draw.grids.grid_figures``, two
     a row where the column holds them, else one); ``row_stats``: the bars of each row's mean
     before (after LayerNorm every mean is 0: bars nobody would see, the page says so) and of
     its standard deviation before and after, with the line std = 1."""

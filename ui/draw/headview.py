@@ -8,7 +8,8 @@ thicker, and its two labels bold. The view is an SVG drawing made here (``show_h
 it on the page): the browser lays it out without running a chart library on each change.
 
 Page 5's figures, the grid of every head's pattern and the head view, are built once per
-setting and kept (``ui.wire.keep``): a rerun that changes nothing on them sends them as they are.
+setting and kept (``ui.draw.wire.keep``): a rerun that changes nothing on them sends them as they
+are.
 """
 
 from __future__ import annotations
@@ -22,14 +23,14 @@ import numpy as np
 import streamlit as st
 
 import llm
-from ui.compute import Setting, compute_lab, shared
-from ui.follow import outline_row
-from ui.grids import grid_figures
-from ui.labels import label_px
-from ui.style import MUTED, Look
+from ui.draw.grids import grid_figures
+from ui.draw.labels import label_px
+from ui.draw.style import MUTED, Look
+from ui.draw.wire import Spec, keep
+from ui.frame.follow import outline_row
+from ui.lab.compute import Setting, compute_lab, shared
 from ui.text import num, translator
 from ui.text.heads import TEXT
-from ui.wire import Spec, keep
 
 # one colour per head: Tableau 10, told apart with most colour blindness; repeats after ten heads
 HEAD_COLOURS = (
@@ -211,7 +212,7 @@ def show_head_view(view: str, key: str) -> None:
 @shared(16)
 def _patterns(setting: Setting, look: Look) -> tuple[Spec, ...]:
     """Every head's pattern in one grid, titled by its kind and mean entropy, in the pieces that
-    wrap (``ui.grids.grid_figures``; kept, shared)."""
+    wrap (``ui.draw.grids.grid_figures``; kept, shared)."""
     t = translator(TEXT, look.lang)
     lab = compute_lab(setting)
     trace, labels = lab.trace, lab.labels

@@ -3,7 +3,7 @@
 Every control has a key, is bound to the URL (``bind="query-params"``) and persists for the session,
 so a copied link reproduces the exact numbers and the values hold across pages. A bad value in the
 URL is replaced by a valid one and the page says which and why. A page's own URL values are
-declared to the frame (``ui.url_values``) and repaired the same way.
+declared to the frame (``ui.frame.url_values``) and repaired the same way.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from streamlit.errors import StreamlitPageNotFoundError
 
 import llm
 from exercises import BY_PAGE, CELLS
-from ui.compute import Lab, Setting, compute_lab
-from ui.controls import keep_in_link
-from ui.presenter import (
+from ui.draw.style import CHART_CSS, EDITOR_CSS
+from ui.frame.controls import keep_in_link
+from ui.frame.presenter import (
     PRESENT_CSS,
     SWITCH_CSS,
     base_address,
@@ -28,13 +28,8 @@ from ui.presenter import (
     link_params,
     show_qr,
 )
-from ui.presenter import bar as presenter_bar
-from ui.progress import progress
-from ui.style import CHART_CSS, EDITOR_CSS
-from ui.text import LANGS, pick, translator
-from ui.text.common import TEXT
-from ui.text.exercise import TEXT as TURN_TEXT
-from ui.url_check import (
+from ui.frame.presenter import bar as presenter_bar
+from ui.frame.url_check import (
     D_MODEL_MAX,
     DEFAULT_TEXT,
     SHARED_KEYS,
@@ -42,7 +37,12 @@ from ui.url_check import (
     default_heads,
     page_values,
 )
-from ui.url_values import Sizes, Value
+from ui.frame.url_values import Sizes, Value
+from ui.lab.compute import Lab, Setting, compute_lab
+from ui.text import LANGS, pick, translator
+from ui.text.common import TEXT
+from ui.text.exercise import TEXT as TURN_TEXT
+from ui.turn.progress import progress
 
 PRESETS: dict[str, dict[str, object]] = {
     "chapter8": {"d_model": 4, "n_heads": 1, "embeddings": "handmade", "seed": 0, "causal": True},
@@ -87,7 +87,7 @@ class Settings:
 
     @property
     def setting(self) -> Setting:
-        """The lab's setting, the key of ``ui.compute``'s caches."""
+        """The lab's setting, the key of ``ui.lab.compute``'s caches."""
         cfg = self.lab.cfg
         return Setting(self.text, cfg.d_model, cfg.n_heads, cfg.seed, self.causal, cfg.embeddings)
 
@@ -119,7 +119,7 @@ def frame(page: str, values: tuple[Value, ...] = (), shared: bool = True) -> Set
     """Set up the page, draw the sidebar, check the URL and compute the trace.
 
     ``page`` is the page's text key (``"page_qkv"``, ..., ``"home"``); ``values`` declares the URL
-    values the page itself owns (``ui.url_values``: ``IntRange``, ``FloatRange``, ``Choice``,
+    values the page itself owns (``ui.frame.url_values``: ``IntRange``, ``FloatRange``, ``Choice``,
     ``Flag``): a bad one is replaced by its default and reported with the shared ones, and the
     page reads the valid value as ``s.value(name)``. A page that reads none of the shared
     settings (``shared=False``: the learned-heads page has its own model) keeps them in the

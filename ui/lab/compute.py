@@ -1,8 +1,8 @@
 """The one place the app calls the engine: a bounded cache keyed on a ``Setting`` of scalars.
 
 The cached lab is one shared object, not a copy per rerun (``shared``, in a store bounded by
-bytes, ``ui.shared_cache``; not ``st.cache_data``, which would unpickle a fresh copy on every hit,
-a cost paid on every rerun of a busy server: docs/performance.md). Its arrays are made
+bytes, ``ui.lab.shared_cache``; not ``st.cache_data``, which would unpickle a fresh copy on every
+hit, a cost paid on every rerun of a busy server: docs/performance.md). Its arrays are made
 read-only, so no page can change what another session reads: a write raises instead.
 """
 
@@ -20,8 +20,8 @@ import llm
 from llm import engine, readable
 from llm.compare import head_differences, layer_norm_differences, max_differences, outputs, run
 from llm.scaling import Scaling, scaling_sweep
-from ui.shared_cache import cached
-from ui.style import FittedLook, Look
+from ui.draw.style import FittedLook, Look
+from ui.lab.shared_cache import cached
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ KEYS: dict[type, Callable[[Any], Any]] = {Setting: repr, Look: repr, FittedLook:
 def shared(max_entries: int) -> Callable[[F], F]:
     """One object for every session, which none changes (a lab, a kept figure): at most
     ``max_entries`` of a function's, and what all of them weigh bounded
-    (``ui.shared_cache``), keyed as KEYS says."""
+    (``ui.lab.shared_cache``), keyed as KEYS says."""
     return cached(max_entries, KEYS)
 
 

@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from ui.labels import axis_margins, fit_lines, label_px
-from ui.style import BAR, CELL_AXIS, COLOUR_SCALES, MASKED_COLOUR, PLAIN, Look
-from ui.wire import Spec, fast_figure
+from ui.draw.labels import axis_margins, fit_lines, label_px
+from ui.draw.style import BAR, CELL_AXIS, COLOUR_SCALES, MASKED_COLOUR, PLAIN, Look
+from ui.draw.wire import Spec, fast_figure
 
 TITLE_LINE_PX = 18  # one more line of a 14 px title
 BAR_MIN_PX = 100  # a colour bar shorter than this crowds its numbers (a one-token sentence)
@@ -144,8 +144,8 @@ def x_label_angle(widest_px: float, cell: float) -> int:
 
 
 def scaled_margins(margin: dict[str, int], grow: float) -> dict[str, int]:
-    """``ui.labels.axis_margins``'s margins (measured at 12 px labels) for labels ``grow`` times
-    larger: each side grows with the text it holds."""
+    """``ui.draw.labels.axis_margins``'s margins (measured at 12 px labels) for labels ``grow``
+    times larger: each side grows with the text it holds."""
     if grow == 1.0:
         return margin
     return {k: math.ceil(v * grow) for k, v in margin.items()}

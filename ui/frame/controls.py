@@ -3,7 +3,7 @@ link for a control whose shown labels are translated.
 
 ``st.slider(label, ..., key="layers", **BOUND)``: the value is read from and written to the
 query parameter named by ``key`` (so a link shares it), and it survives a visit to another page.
-The frame declares and repairs the value (``ui.url_values``) before the control reads it.
+The frame declares and repairs the value (``ui.frame.url_values``) before the control reads it.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The URL's repair: the shared settings' limits, and a first visit's values checked against them.
 
 A corrected value is the widget's default wherever possible, so that the URL without that
-parameter and the page show the same numbers. A page's own values (``ui.url_values``) are checked
-here too, against the repaired shared ones (a token position against the sentence's length).
+parameter and the page show the same numbers. A page's own values (``ui.frame.url_values``) are
+checked here too, against the repaired shared ones (a token position against the sentence's length).
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from collections.abc import Callable
 import streamlit as st
 
 import llm
+from ui.frame.url_values import Refused, Sizes, Value, in_words, short
 from ui.text import LANGS, pick, translator
 from ui.text.common import TEXT
-from ui.url_values import Refused, Sizes, Value, in_words, short
 
 DEFAULT_TEXT = "the cat sat on mat"
 D_MODEL_MAX = 64  # the slider's top: 64 features still fit a readable table

@@ -16,8 +16,8 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 import llm
-from ui.qr import QR_PX, qr_svg
-from ui.url_check import DEFAULT_TEXT, DEFAULTS, default_heads
+from ui.frame.qr import QR_PX, qr_svg
+from ui.frame.url_check import DEFAULT_TEXT, DEFAULTS, default_heads
 
 # the presenter switch sits in Streamlit's header, left of its menu, so it takes no line of
 # the page (the header is 3.75rem high, its menu button 2.5rem wide)

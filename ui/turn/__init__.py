@@ -1,0 +1,1 @@
+"""The "Your turn" panel and the learner's work that the browser keeps."""
