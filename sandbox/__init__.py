@@ -14,14 +14,15 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from sandbox.builtin_functions import ALLOWED_CALLS
     from sandbox.errors import MAX_SOURCE, SandboxError
-    from sandbox.helpers import ALLOWED_CALLS, HELPERS
+    from sandbox.helpers import HELPERS
     from sandbox.interpreter import Outcome
     from sandbox.language import check_source, source_lines
     from sandbox.runner import run_cases
 
 _HOME = {
-    "ALLOWED_CALLS": "sandbox.helpers",
+    "ALLOWED_CALLS": "sandbox.builtin_functions",
     "HELPERS": "sandbox.helpers",
     "MAX_SOURCE": "sandbox.errors",
     "Outcome": "sandbox.interpreter",

@@ -1,172 +1,26 @@
-"""Calls and scopes: the learner's ``Function``, where each name lives, and compiling a call.
+"""Calls and names in the compiler: where each name lives, and compiling a call to a closure.
 
-A name is local, global, free (in an enclosing function) or a host function (``Builtin``).
-``call`` is the dict of the running call's local names and their values (the module has one
-too); a nested function's call points to the call it was defined in (``UP``). Each call costs
-its depth in Python frames, within ``STACK_BUDGET``.
+A name is local, global, free (in an enclosing function) or a host function (``Builtin``); the
+learner's ``Function`` is in sandbox/functions.py, scopes in sandbox/scopes.py.
 """
 
 from __future__ import annotations
 
 import ast
-import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from sandbox.errors import MAX_CALL_DEPTH, SandboxError
-from sandbox.helpers import BUILTINS, Builtin, a_type, check_size, type_error
-from sandbox.language import is_list_method, is_math_attribute
-from sandbox.meter import NARROW, Meter
+from sandbox.builtin_functions import BUILTINS
+from sandbox.errors import SandboxError, type_error
+from sandbox.functions import UP, Call, Function, Run
+from sandbox.host import Builtin
+from sandbox.kinds import a_type, check_size
+from sandbox.meter import Meter
+from sandbox.scopes import Scope
 from sandbox.values import Operations
-
-Call = dict[str, Any]
-Run = Callable[[Call], Any]
-
-UP = "\x00up"  # a nested function's call -> the call it was defined in
-RET = "\x00ret"  # where `return` leaves its value
-STACK_BUDGET = 3_000  # Python frames the learner's calls may stack up (each call costs its depth)
-MISSING = object()
+from sandbox.vocabulary import is_list_method, is_math_attribute
 
 
-class Signal:
-    __slots__ = ("name",)
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-
-BREAK, CONTINUE, RETURN = Signal("break"), Signal("continue"), Signal("return")
-
-
-class Function:
-    """A function the learner defined: parameters, defaults and the compiled body."""
-
-    __slots__ = ("name", "params", "defaults", "body", "closure", "line", "cost", "meter", "steps")
-    kind = "function"
-
-    def __init__(
-        self,
-        name: str,
-        params: tuple[str, ...],
-        defaults: dict[str, Any],
-        body: Run,
-        closure: Call | None,
-        line: int,
-        cost: int,
-        meter: Meter,
-    ) -> None:
-        self.name = name
-        self.params = params
-        self.defaults = defaults
-        self.body = body
-        self.closure = closure
-        self.line = line
-        self.cost = cost
-        self.meter = meter
-        self.steps = 1 if len(params) <= NARROW else 1 + len(params)  # binding is work too
-
-    def expected(self) -> str:
-        n = len(self.params)
-        low = n - len(self.defaults)
-        return str(n) if low == n else f"{low} to {n}"
-
-    def arguments_error(self, given: int, line: int) -> SandboxError:
-        params = {"name": self.name, "expected": self.expected(), "given": given, "line": line}
-        return SandboxError("arguments", params)
-
-    def bind(self, args: Sequence[Any], kwargs: dict[str, Any] | None, line: int) -> Call:
-        params = self.params
-        given = len(args) + len(kwargs or ())
-        if len(args) > len(params):
-            raise self.arguments_error(given, line)
-        local = dict(zip(params, args))
-        for key, value in (kwargs or {}).items():
-            if key not in params:
-                raise type_error(line, f"{self.name}() has no parameter named '{key}'")
-            if key in local:
-                raise type_error(line, f"{self.name}() got two values for '{key}'")
-            local[key] = value
-        for name in params:
-            if name not in local:
-                default = self.defaults.get(name, MISSING)
-                if default is MISSING:
-                    raise self.arguments_error(given, line)
-                local[name] = default
-        return local
-
-    def call(self, args: Sequence[Any], kwargs: dict[str, Any] | None, line: int) -> Any:
-        meter = self.meter
-        meter.left -= self.steps
-        if meter.left <= 0:
-            meter.refill()
-        if meter.depth >= MAX_CALL_DEPTH or meter.stack + self.cost > STACK_BUDGET:
-            raise SandboxError("recursion", {"line": line, "limit": MAX_CALL_DEPTH})
-        if kwargs is None and len(args) == len(self.params):
-            local = dict(zip(self.params, args))
-        else:
-            local = self.bind(args, kwargs, line)
-        if self.closure is not None:
-            local[UP] = self.closure
-        meter.depth += 1
-        meter.stack += self.cost
-        signal = self.body(local)
-        meter.depth -= 1
-        meter.stack -= self.cost
-        return local[RET] if signal is RETURN else None
-
-
-# ---- scopes ----------------------------------------------------------------------------------
-class Scope:
-    """The names a function (or the module) assigns, and the comprehensions open inside it."""
-
-    def __init__(self, parent: Scope | None, names: set[str]) -> None:
-        self.parent = parent
-        self.names = names
-        self.renames: list[dict[str, str]] = []
-
-    @property
-    def is_module(self) -> bool:
-        return self.parent is None
-
-
-def target_names(node: ast.expr) -> list[str]:
-    if isinstance(node, ast.Name):
-        return [node.id]
-    if isinstance(node, (ast.Tuple, ast.List)):
-        return [name for element in node.elts for name in target_names(element)]
-    return []
-
-
-def assigned_names(body: list[ast.stmt]) -> set[str]:
-    """Names a block binds (not looking inside nested functions): they are its locals."""
-    names: set[str] = set()
-    stack = list(body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                names.update(target_names(target))
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For)):
-            names.update(target_names(node.target))
-        elif isinstance(node, ast.FunctionDef):
-            names.add(node.name)
-        if isinstance(node, (ast.For, ast.While, ast.If)):
-            stack.extend(node.body)
-            stack.extend(node.orelse)
-    return names
-
-
-def ensure_stack_room() -> None:
-    """Let Python stack the frames our budgets allow (the learner's depth is counted by us)."""
-    depth, frame = 0, sys._getframe()
-    while frame is not None:
-        depth, frame = depth + 1, frame.f_back
-    needed = depth + STACK_BUDGET + 800
-    if sys.getrecursionlimit() < needed:
-        sys.setrecursionlimit(needed)
-
-
-# ---- names and calls in the compiler --------------------------------------------------------
 class Calls(Operations):
     """The compiler's names (where each lives) and calls; one per run (it holds the meter)."""
 
@@ -269,6 +123,7 @@ class Calls(Operations):
         return run_append
 
     def e_Call(self, node: ast.Call, scope: Scope) -> Run:
+        """A call: ``xs.append(v)``, a host function known when compiling, or a name's value."""
         line = node.lineno
         if is_list_method(node.func):
             return self.list_method(node, scope)
@@ -279,7 +134,6 @@ class Calls(Operations):
             kind, function = self.resolve(node.func.id, scope)
             if kind == "missing":
                 raise self.unknown(node.func.id, line)
-        starred = any(isinstance(a, ast.Starred) for a in node.args)
         args = [
             (
                 isinstance(a, ast.Starred),
@@ -288,42 +142,75 @@ class Calls(Operations):
             for a in node.args
         ]
         keywords = [(k.arg, self.expr(k.value, scope)) for k in node.keywords]
-        meter, call_value = self.meter, self.call_value
+        if kind == "const":
+            return self.call_host(function, args, keywords, line)
+        callee = self.load(node.func.id, scope, line)  # type: ignore[attr-defined]
+        return self.call_named(callee, args, keywords, line)
 
-        if starred:
+    def argument_values(self, args: list[tuple[bool, Run]], line: int) -> Run:
+        """``run(call) -> list`` of the positional arguments (``*`` ones unpacked), charged."""
+        if any(star for star, _ in args):
             collect = self.collect
 
-            def arguments(call: Call) -> list:
+            def starred_arguments(call: Call) -> list:
                 return collect(args, call, line)
-        else:
-            plain = [a for _, a in args]
 
-            def arguments(call: Call) -> list:
-                meter.charge(len(plain))
-                return [a(call) for a in plain]
+            return starred_arguments
+        plain, meter = [a for _, a in args], self.meter
 
-        def keyword_values(call: Call) -> dict[str, Any] | None:
+        def plain_arguments(call: Call) -> list:
+            meter.charge(len(plain))
+            return [a(call) for a in plain]
+
+        return plain_arguments
+
+    def keyword_values(self, keywords: list[tuple[str | None, Run]]) -> Run:
+        """``run(call) -> dict`` of the keyword arguments (None when there are none), charged."""
+        meter = self.meter
+
+        def run_keywords(call: Call) -> dict[str, Any] | None:
             if not keywords:
                 return None
             meter.charge(len(keywords))
             return {name: value(call) for name, value in keywords}
 
-        if kind == "const":
-            builtin = function
-            if not isinstance(builtin, Builtin):
-                raise type_error(line, f"{a_type(builtin)} is not a function")
-            impl = builtin.impl
-            fits = builtin.high is None or builtin.high >= len(args)
-            if not starred and not keywords and len(args) == 1 and builtin.low <= 1 and fits:
-                only = args[0][1]
-                return lambda call: impl(meter, line, only(call))
-            if not starred and not keywords and len(args) == 2 and builtin.low <= 2 and fits:
-                one, two = args[0][1], args[1][1]
-                return lambda call: impl(meter, line, one(call), two(call))
-            return lambda call: builtin.call(meter, arguments(call), keyword_values(call), line)
+        return run_keywords
 
-        callee = self.load(node.func.id, scope, line)  # type: ignore[attr-defined]
-        if not starred and not keywords and len(args) == 1:
+    def call_host(
+        self,
+        builtin: Any,
+        args: list[tuple[bool, Run]],
+        keywords: list[tuple[str | None, Run]],
+        line: int,
+    ) -> Run:
+        """A call to a host function: one or two plain arguments go straight to its code (their
+        number is checked here, once), any other call through ``Builtin.call``."""
+        if not isinstance(builtin, Builtin):
+            raise type_error(line, f"{a_type(builtin)} is not a function")
+        meter, impl = self.meter, builtin.impl
+        plain = not keywords and not any(star for star, _ in args)
+        fits = builtin.high is None or builtin.high >= len(args)
+        if plain and len(args) == 1 and builtin.low <= 1 and fits:
+            only = args[0][1]
+            return lambda call: impl(meter, line, only(call))
+        if plain and len(args) == 2 and builtin.low <= 2 and fits:
+            one, two = args[0][1], args[1][1]
+            return lambda call: impl(meter, line, one(call), two(call))
+        arguments, keyword_values = self.argument_values(args, line), self.keyword_values(keywords)
+        return lambda call: builtin.call(meter, arguments(call), keyword_values(call), line)
+
+    def call_named(
+        self,
+        callee: Run,
+        args: list[tuple[bool, Run]],
+        keywords: list[tuple[str | None, Run]],
+        line: int,
+    ) -> Run:
+        """A call to what a name holds when it runs: one or two plain arguments call the
+        learner's ``Function`` directly, any other call goes through ``call_value``."""
+        call_value = self.call_value
+        plain = not keywords and not any(star for star, _ in args)
+        if plain and len(args) == 1:
             only = args[0][1]
 
             def run_call_one(call: Call) -> Any:
@@ -334,7 +221,7 @@ class Calls(Operations):
                 return call_value(fn, (a,), None, line)
 
             return run_call_one
-        if not starred and not keywords and len(args) == 2:
+        if plain and len(args) == 2:
             one, two = args[0][1], args[1][1]
 
             def run_call_two(call: Call) -> Any:
@@ -345,6 +232,7 @@ class Calls(Operations):
                 return call_value(fn, (a, b), None, line)
 
             return run_call_two
+        arguments, keyword_values = self.argument_values(args, line), self.keyword_values(keywords)
 
         def run_call(call: Call) -> Any:
             fn = callee(call)

@@ -1,4 +1,4 @@
-"""The checker's one error type and its limits.
+"""The checker's one error type, its limits, and the builders of the errors raised most often.
 
 Every failure is a ``SandboxError(code, params)``: the app translates ``code`` and fills the message
 with ``params`` (plain str / int / float values only). ``str(error)`` is an English fallback.
@@ -68,3 +68,31 @@ class SandboxError(Exception):
     def from_dict(cls, data: dict[str, object]) -> SandboxError:
         params = data.get("params")
         return cls(str(data.get("code")), params if isinstance(params, dict) else {})
+
+
+def short(text: str, limit: int = 60) -> str:
+    """``text`` on one line, cut to ``limit`` characters (an ellipsis marks the cut)."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def refuse(construct: str, node: object | None = None, line: int | None = None) -> SandboxError:
+    """The error for a construct that the language does not accept (at ``node``'s line)."""
+    if line is None:
+        line = getattr(node, "lineno", 1) or 1
+    return SandboxError("not_allowed", {"construct": short(construct), "line": line})
+
+
+def type_error(line: int, detail: str) -> SandboxError:
+    """A value of the wrong type on ``line``."""
+    return SandboxError("type", {"line": line, "detail": detail})
+
+
+def value_error(line: int, detail: str) -> SandboxError:
+    """A value of the right type but unusable here (an empty list, a zero step)."""
+    return SandboxError("value", {"line": line, "detail": detail})
+
+
+def too_big(line: int, what: str, limit: int | float) -> SandboxError:
+    """A list, range or number that would pass its limit."""
+    return SandboxError("too_big", {"line": line, "what": what, "limit": limit})

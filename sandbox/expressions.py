@@ -13,22 +13,19 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-from sandbox.calls import Call, Calls, Run, Scope, target_names
-from sandbox.errors import MAX_INT
-from sandbox.helpers import (
-    BUILTINS,
-    TYPE_ALIAS,
-    a_type,
-    check_int,
-    check_size,
-    dict_key,
-    type_error,
-    value_error,
-)
-from sandbox.language import ARITHMETIC, is_math_attribute, refuse
+from sandbox.builtin_functions import BUILTINS
+from sandbox.calls import Calls
+from sandbox.errors import MAX_INT, refuse, type_error, value_error
+from sandbox.functions import Call, Run
+from sandbox.keys import dict_key
+from sandbox.kinds import TYPE_ALIAS, a_type, check_int, check_size
 from sandbox.meter import NARROW
+from sandbox.scopes import Scope, target_names
 from sandbox.values import INTS, NATIVE, settle
+from sandbox.vocabulary import ARITHMETIC, is_math_attribute
 
+# one `for` clause compiled: items, assign, conditions, the key of a plain name ("" if not)
+Loop = tuple[Run, Callable[[Call, Any], None], list[Run], str]
 TYPE_NAMES = frozenset({"list", "tuple", "dict", "float", "int", "str", "bool"})
 
 
@@ -278,13 +275,25 @@ class Expressions(Calls):
         return run_index
 
     def comprehension(self, node: ast.ListComp | ast.GeneratorExp, scope: Scope) -> Run:
-        line, meter, iterable = node.lineno, self.meter, self.iterable
+        """A list comprehension or a generator expression: both build a list, one step an
+        element; one ``for`` over a name without ``if`` takes the short path."""
+        loops, element = self.comprehension_loops(node, scope)
+        if len(loops) == 1 and loops[0][3] and not loops[0][2]:
+            items, _, _, key = loops[0]
+            return self.simple_comprehension(items, key, element, node.lineno)
+        return self.nested_comprehension(loops, element, node.lineno)
+
+    def comprehension_loops(
+        self, node: ast.ListComp | ast.GeneratorExp, scope: Scope
+    ) -> tuple[list[Loop], Run]:
+        """Compile the ``for`` clauses (items, assign, conditions, the key of a plain name) and
+        the element, with the loop names renamed apart from the function's."""
         generators = node.generators
-        first = self.expr(generators[0].iter, scope)
+        first = self.expr(generators[0].iter, scope)  # before the renames: it is outside
         renames: dict[str, str] = {}
         scope.renames.append(renames)
         try:
-            loops = []
+            loops: list[Loop] = []
             for position, generator in enumerate(generators):
                 items = first if position == 0 else self.expr(generator.iter, scope)
                 for name in target_names(generator.target):
@@ -298,22 +307,28 @@ class Expressions(Calls):
             element = self.expr(node.elt, scope)
         finally:
             scope.renames.pop()
+        return loops, element
 
-        if len(loops) == 1 and loops[0][3] and not loops[0][2]:
-            items, _, _, key = loops[0]
+    def simple_comprehension(self, items: Run, key: str, element: Run, line: int) -> Run:
+        """``[e for x in xs]``: one loop storing each item under ``key``."""
+        meter, iterable = self.meter, self.iterable
 
-            def run_simple(call: Call) -> list:
-                out: list = []
-                append = out.append
-                for v in iterable(items(call), line):
-                    meter.left -= 1
-                    if meter.left <= 0:
-                        meter.refill()
-                    call[key] = v
-                    append(element(call))
-                return out
+        def run_simple(call: Call) -> list:
+            out: list = []
+            append = out.append
+            for v in iterable(items(call), line):
+                meter.left -= 1
+                if meter.left <= 0:
+                    meter.refill()
+                call[key] = v
+                append(element(call))
+            return out
 
-            return run_simple
+        return run_simple
+
+    def nested_comprehension(self, loops: list[Loop], element: Run, line: int) -> Run:
+        """Several ``for`` clauses or ``if`` conditions: each loop runs the next one inside it."""
+        meter, iterable = self.meter, self.iterable
 
         def nest(position: int) -> Callable[[Call, list], None]:
             items, assign, conditions, _ = loops[position]

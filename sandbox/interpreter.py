@@ -1,39 +1,32 @@
 """Run a validated tree without ``exec``: each node is compiled once into a small Python closure.
 
-``Compiler`` turns every statement into ``run(call) -> signal`` and every expression into
-``run(call) -> value`` (sandbox/expressions.py); ``call`` is the dict of the running call's local
-names and their values (the module has one too). ``evaluate`` runs one function on every case
-within the budgets of sandbox/meter.py; the values' rules are in sandbox/values.py, calls and
-scopes in sandbox/calls.py, the host functions in sandbox/helpers.py.
+``Compiler`` turns every statement into ``run(call) -> signal`` (sandbox/statements.py) and every
+expression into ``run(call) -> value`` (sandbox/expressions.py); ``call`` is the dict of the
+running call's local names and their values (the module has one too). ``evaluate`` runs one
+function on every case within the budgets of sandbox/meter.py; the values' rules are in
+sandbox/values.py, calls in sandbox/calls.py, the learner's functions in sandbox/functions.py,
+the host functions in sandbox/builtin_functions.py and sandbox/helpers.py.
 """
 
 from __future__ import annotations
 
 import ast
-import math
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-from sandbox.calls import (
-    BREAK,
-    CONTINUE,
-    RET,
-    RETURN,
-    Call,
-    Function,
-    Run,
-    Scope,
-    Signal,
-    assigned_names,
-    ensure_stack_room,
-)
+from sandbox.builtin_functions import BUILTINS
 from sandbox.errors import MAX_CALL_DEPTH, MAX_OUTPUT, MAX_STEPS, SandboxError
-from sandbox.expressions import Expressions
-from sandbox.helpers import BUILTINS, HELPER_FUNCTIONS, Builtin
-from sandbox.language import ARITHMETIC, nesting_depth, parse
+from sandbox.functions import Call, Function, ensure_stack_room
+from sandbox.helpers import HELPER_FUNCTIONS
+from sandbox.host import Builtin
+from sandbox.language import parse
 from sandbox.meter import Meter
-from sandbox.values import NATIVE, from_plain, settle, to_plain
+from sandbox.statements import Statements
+from sandbox.values import from_plain, to_plain
+
+Compiler = Statements  # the whole compiler: statements over expressions over calls and values
+RUN_ERRORS = frozenset({"timeout", "output_too_big"})  # these stop the whole run
 
 
 class Outcome(NamedTuple):
@@ -45,272 +38,8 @@ class Outcome(NamedTuple):
     steps: int = 0  # of the step budget, what the case used
 
 
-# ---- the compiler ----------------------------------------------------------------------------
-class Compiler(Expressions):
-    """Turns a validated module into closures; one compiler per run (it holds the meter)."""
-
-    # ---- statements --------------------------------------------------------------------------
-    def module(self, tree: ast.Module) -> Run:
-        return self.block(tree.body, Scope(None, assigned_names(tree.body)))
-
-    def block(self, body: list[ast.stmt], scope: Scope) -> Run:
-        steps = [run for run in (self.statement(node, scope) for node in body) if run is not None]
-        if not steps:
-            return lambda call: None
-        if len(steps) == 1:
-            return steps[0]
-        if len(steps) == 2:
-            first, second = steps
-
-            def run_two(call: Call) -> Any:
-                signal = first(call)
-                if signal is not None:
-                    return signal
-                return second(call)
-
-            return run_two
-
-        width, meter = len(steps), self.meter
-
-        def run_block(call: Call) -> Any:
-            meter.charge(width)
-            for step in steps:
-                signal = step(call)
-                if signal is not None:
-                    return signal
-            return None
-
-        return run_block
-
-    def statement(self, node: ast.stmt, scope: Scope) -> Run | None:
-        return getattr(self, "s_" + type(node).__name__)(node, scope)
-
-    def s_Pass(self, node: ast.stmt, scope: Scope) -> None:
-        return None
-
-    s_Import = s_ImportFrom = s_Pass
-
-    def s_Expr(self, node: ast.Expr, scope: Scope) -> Run | None:
-        if isinstance(node.value, ast.Constant):
-            return None  # a docstring or `...`
-        value = self.expr(node.value, scope)
-
-        def run_expr(call: Call) -> None:
-            value(call)
-
-        return run_expr
-
-    def s_Break(self, node: ast.stmt, scope: Scope) -> Run:
-        return lambda call: BREAK
-
-    def s_Continue(self, node: ast.stmt, scope: Scope) -> Run:
-        return lambda call: CONTINUE
-
-    def s_Return(self, node: ast.Return, scope: Scope) -> Run:
-        if node.value is None:
-
-            def run_return_none(call: Call) -> Signal:
-                call[RET] = None
-                return RETURN
-
-            return run_return_none
-        value = self.expr(node.value, scope)
-
-        def run_return(call: Call) -> Signal:
-            call[RET] = value(call)
-            return RETURN
-
-        return run_return
-
-    def s_FunctionDef(self, node: ast.FunctionDef, scope: Scope) -> Run:
-        params = tuple(arg.arg for arg in node.args.args)
-        inner = Scope(scope, set(params) | assigned_names(node.body))
-        body = self.block(node.body, inner)
-        defaults = [self.expr(d, scope) for d in node.args.defaults]
-        with_default = params[len(params) - len(defaults) :]
-        cost = 2 * nesting_depth(node) + 6
-        key, name, line, meter = (
-            self.store_key(node.name, scope),
-            node.name,
-            node.lineno,
-            self.meter,
-        )
-        nested = not scope.is_module
-
-        def run_def(call: Call) -> None:
-            meter.charge(len(defaults))
-            values = {p: d(call) for p, d in zip(with_default, defaults)}
-            closure = call if nested else None
-            call[key] = Function(name, params, values, body, closure, line, cost, meter)
-
-        return run_def
-
-    def s_Assign(self, node: ast.Assign, scope: Scope) -> Run:
-        value = self.expr(node.value, scope)
-        targets = node.targets
-        if len(targets) == 1 and isinstance(targets[0], ast.Name):
-            key = self.store_key(targets[0].id, scope)
-
-            def run_assign_name(call: Call) -> None:
-                call[key] = value(call)
-
-            return run_assign_name
-        assigns = [self.target(t, scope) for t in targets]
-
-        def run_assign(call: Call) -> None:
-            v = value(call)
-            for assign in assigns:
-                assign(call, v)
-
-        return run_assign
-
-    def s_AnnAssign(self, node: ast.AnnAssign, scope: Scope) -> Run | None:
-        if node.value is None:
-            return None
-        assign = ast.copy_location(ast.Assign(targets=[node.target], value=node.value), node)
-        return self.s_Assign(assign, scope)
-
-    def s_AugAssign(self, node: ast.AugAssign, scope: Scope) -> Run:
-        op = ARITHMETIC[type(node.op)]
-        value = self.expr(node.value, scope)
-        line = node.lineno
-        inplace = self.inplace
-        target = node.target
-        if isinstance(target, ast.Name):
-            key = self.store_key(target.id, scope)
-            load = self.load(target.id, scope, line)
-            checked, native = self.fast[op], NATIVE.get(op) if op != "/" else None
-
-            def run_augment(call: Call) -> None:
-                v = value(call)
-                a = load(call)
-                ta = type(a)
-                if native is not None and ta is float and type(v) is float:
-                    r = native(a, v)
-                    call[key] = r if -math.inf < r < math.inf else settle(r, a, v, line)
-                elif ta is list:
-                    call[key] = inplace(op, a, v, line)
-                else:
-                    call[key] = checked(a, v, line)
-
-            return run_augment
-        assert isinstance(target, ast.Subscript)
-        container = self.expr(target.value, scope)
-        index = self.expr(target.slice, scope)
-        get, put = self.index, self.store_index
-        checked, native = self.fast[op], NATIVE.get(op) if op != "/" else None
-
-        def run_augment_item(call: Call) -> None:
-            c = container(call)
-            i = index(call)
-            old = get(c, i, line)
-            v = value(call)
-            if native is not None and type(old) is float and type(v) is float:
-                r = native(old, v)
-                new = r if -math.inf < r < math.inf else settle(r, old, v, line)
-            elif type(old) is list:
-                new = inplace(op, old, v, line)
-            else:
-                new = checked(old, v, line)
-            if type(c) is list and type(i) is int:
-                try:
-                    c[i] = new
-                    return
-                except IndexError:
-                    pass  # the list shrank meanwhile (x *= 0): put() reports it
-            put(c, i, new, line)
-
-        return run_augment_item
-
-    def s_If(self, node: ast.If, scope: Scope) -> Run:
-        test = self.expr(node.test, scope)
-        body = self.block(node.body, scope)
-        if not node.orelse:
-
-            def run_if(call: Call) -> Any:
-                if test(call):
-                    return body(call)
-                return None
-
-            return run_if
-        orelse = self.block(node.orelse, scope)
-
-        def run_if_else(call: Call) -> Any:
-            if test(call):
-                return body(call)
-            return orelse(call)
-
-        return run_if_else
-
-    def s_While(self, node: ast.While, scope: Scope) -> Run:
-        test = self.expr(node.test, scope)
-        body = self.block(node.body, scope)
-        meter = self.meter
-
-        def run_while(call: Call) -> Any:
-            while test(call):
-                meter.left -= 1
-                if meter.left <= 0:
-                    meter.refill()
-                signal = body(call)
-                if signal is not None:
-                    if signal is BREAK:
-                        break
-                    if signal is CONTINUE:
-                        continue
-                    return signal
-            return None
-
-        return run_while
-
-    def s_For(self, node: ast.For, scope: Scope) -> Run:
-        items = self.expr(node.iter, scope)
-        body = self.block(node.body, scope)
-        meter, line, iterable = self.meter, node.lineno, self.iterable
-        if isinstance(node.target, ast.Name):
-            key = self.store_key(node.target.id, scope)
-
-            def run_for_name(call: Call) -> Any:
-                for v in iterable(items(call), line):
-                    meter.left -= 1
-                    if meter.left <= 0:
-                        meter.refill()
-                    call[key] = v
-                    signal = body(call)
-                    if signal is not None:
-                        if signal is BREAK:
-                            break
-                        if signal is CONTINUE:
-                            continue
-                        return signal
-                return None
-
-            return run_for_name
-        assign = self.target(node.target, scope)
-
-        def run_for(call: Call) -> Any:
-            for v in iterable(items(call), line):
-                meter.left -= 1
-                if meter.left <= 0:
-                    meter.refill()
-                assign(call, v)
-                signal = body(call)
-                if signal is not None:
-                    if signal is BREAK:
-                        break
-                    if signal is CONTINUE:
-                        continue
-                    return signal
-            return None
-
-        return run_for
-
-
-# ---- running ---------------------------------------------------------------------------------
-RUN_ERRORS = frozenset({"timeout", "output_too_big"})  # these stop the whole run
-
-
 def available_names(helpers: Sequence[str]) -> dict[str, Builtin]:
+    """The host functions the code may call: the builtins and the helpers the exercise gives."""
     unknown = [name for name in helpers if name not in HELPER_FUNCTIONS]
     if unknown:
         raise ValueError(f"unknown helpers: {unknown}")
@@ -350,9 +79,22 @@ def evaluate(
     available = available_names(helpers)
     tree = parse(source)
     meter = Meter(time_limit, deadline, max_steps, clock)
-    module: Call = {}
+    target = _define(Compiler(meter, available, {}), tree, function)
+    budget = [MAX_OUTPUT]
+    outcomes: list[Outcome] = []
+    for case in cases:
+        if outcomes and outcomes[-1].error is not None and outcomes[-1].error.code == "steps":
+            outcomes.append(Outcome(None, outcomes[-1].error))  # not run: see the docstring
+            continue
+        outcomes.append(_run_case(target, case, meter, budget))
+    return outcomes
+
+
+def _define(compiler: Statements, tree: ast.Module, function: str) -> Function:
+    """Compile and run the module's body (its ``def``s); return the function the cases call."""
+    module: Call = compiler.module_values
     try:
-        body = Compiler(meter, available, module).module(tree)
+        body = compiler.module(tree)
         body(module)
     except RecursionError:
         raise SandboxError("recursion", {"line": 1, "limit": MAX_CALL_DEPTH}) from None
@@ -361,26 +103,24 @@ def evaluate(
     target = module.get(function)
     if type(target) is not Function:
         raise SandboxError("no_function", {"name": function})
-    budget = [MAX_OUTPUT]
-    outcomes: list[Outcome] = []
-    for case in cases:
-        if outcomes and outcomes[-1].error is not None and outcomes[-1].error.code == "steps":
-            outcomes.append(Outcome(None, outcomes[-1].error))  # not run: see the docstring
-            continue
-        args = [from_plain(arg) for arg in case]
-        meter.reset()
-        start = time.perf_counter()
-        try:
-            value = to_plain(target.call(args, None, target.line), budget, target.line)
-            outcome = Outcome(value, None, time.perf_counter() - start, meter.used())
-        except SandboxError as err:
-            if err.code in RUN_ERRORS:
-                raise
-            outcome = Outcome(None, err, time.perf_counter() - start, meter.used())
-        except RecursionError:
-            error = SandboxError("recursion", {"line": target.line, "limit": MAX_CALL_DEPTH})
-            outcome = Outcome(None, error, time.perf_counter() - start, meter.used())
-        except MemoryError:
-            raise SandboxError("crashed", {}) from None
-        outcomes.append(outcome)
-    return outcomes
+    return target
+
+
+def _run_case(target: Function, case: Sequence[Any], meter: Meter, budget: list[int]) -> Outcome:
+    """Run ``target(*case)`` on a fresh step budget; an error of the case is its Outcome's, an
+    error of the whole run (RUN_ERRORS, no memory left) is raised."""
+    args = [from_plain(arg) for arg in case]
+    meter.reset()
+    start = time.perf_counter()
+    try:
+        value = to_plain(target.call(args, None, target.line), budget, target.line)
+        return Outcome(value, None, time.perf_counter() - start, meter.used())
+    except SandboxError as err:
+        if err.code in RUN_ERRORS:
+            raise
+        return Outcome(None, err, time.perf_counter() - start, meter.used())
+    except RecursionError:
+        error = SandboxError("recursion", {"line": target.line, "limit": MAX_CALL_DEPTH})
+        return Outcome(None, error, time.perf_counter() - start, meter.used())
+    except MemoryError:
+        raise SandboxError("crashed", {}) from None

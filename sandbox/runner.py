@@ -155,6 +155,7 @@ def _run_child(
     helpers: tuple[str, ...],
     time_limit: float,
 ) -> list[Outcome]:
+    """Run the check in a fresh child process, sharing the machine through ``scheduler``."""
     request = {
         "source": source,
         "function": function,
@@ -163,8 +164,28 @@ def _run_child(
         "time_limit": time_limit,
     }
     spawned = time.monotonic()  # start-up is part of the running time
+    process = _spawn()
+    _LIVE.add(process)
+    # A thread of its own writes the request: the child reads it all before it answers, and
+    # communicate() cannot go on writing after a timeout.
+    feeder = threading.Thread(target=_feed, args=(process.stdin, json.dumps(request).encode()))
+    process.stdin = None
+    feeder.start()
     try:
-        process = subprocess.Popen(
+        stdout, stderr = _watch(scheduler, turn, process, time.monotonic() - spawned, time_limit)
+    finally:
+        if process.poll() is None:  # an exception on the way (the server stopping the script)
+            process.kill()
+            process.communicate()
+        feeder.join()
+        _LIVE.discard(process)
+    return _reply(process.returncode, stdout, stderr, time_limit)
+
+
+def _spawn() -> subprocess.Popen:
+    """Start the worker: no environment, no inherited files, a process group of its own."""
+    try:
+        return subprocess.Popen(
             [sys.executable, "-I", "-S", str(WORKER)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -176,48 +197,41 @@ def _run_child(
         )
     except OSError as err:
         raise _SpawnFailed(str(err)) from err
-    _LIVE.add(process)
-    # A thread of its own writes the request: the child reads it all before it answers, and
-    # communicate() cannot go on writing after a timeout.
-    feeder = threading.Thread(target=_feed, args=(process.stdin, json.dumps(request).encode()))
-    process.stdin = None
-    feeder.start()
+
+
+def _watch(
+    scheduler: Scheduler, turn: Turn, process: subprocess.Popen, ran: float, time_limit: float
+) -> tuple[bytes, bytes]:
+    """Wait for the child's answer, looking every LOOK seconds: kill it once it has had its
+    time (a timeout), pause it (SIGSTOP) when its slice is over and a fresh check waits."""
     allowed = time_limit + GRACE  # wall seconds of running, pauses not counted
-    ran, slice_ends = time.monotonic() - spawned, scheduler.slice
-    try:
-        while True:
-            wait = min(LOOK, allowed - ran)
-            start = time.monotonic()
-            try:
-                stdout, stderr = process.communicate(timeout=max(wait, 0.001))
-                break
-            except subprocess.TimeoutExpired:
-                pass  # still running: count the time, maybe give the slot up
-            finally:
-                ran += time.monotonic() - start
-                turn.seconds = ran
-            used = _cpu_seconds(process.pid)
-            if _over(ran, used, allowed):
-                process.kill()
-                process.communicate()
-                raise SandboxError("timeout", {"seconds": time_limit})
-            if (ran if used is None else used) >= slice_ends and scheduler.should_pause(turn):
-                _signal_group(process, signal.SIGSTOP)
-                try:
-                    scheduler.pause(turn)
-                finally:
-                    _signal_group(process, signal.SIGCONT)
-                slice_ends = (ran if used is None else used) + scheduler.slice
-    finally:
-        if process.poll() is None:  # an exception on the way (the server stopping the script)
+    slice_ends = scheduler.slice
+    while True:
+        wait = min(LOOK, allowed - ran)
+        start = time.monotonic()
+        try:
+            return process.communicate(timeout=max(wait, 0.001))
+        except subprocess.TimeoutExpired:
+            pass  # still running: count the time, maybe give the slot up
+        finally:
+            ran += time.monotonic() - start
+            turn.seconds = ran
+        used = _cpu_seconds(process.pid)
+        if _over(ran, used, allowed):
             process.kill()
             process.communicate()
-        feeder.join()
-        _LIVE.discard(process)
-    return _reply(process.returncode, stdout, stderr, time_limit)
+            raise SandboxError("timeout", {"seconds": time_limit})
+        if (ran if used is None else used) >= slice_ends and scheduler.should_pause(turn):
+            _signal_group(process, signal.SIGSTOP)
+            try:
+                scheduler.pause(turn)
+            finally:
+                _signal_group(process, signal.SIGCONT)
+            slice_ends = (ran if used is None else used) + scheduler.slice
 
 
 def _reply(returncode: int, stdout: bytes, stderr: bytes, time_limit: float) -> list[Outcome]:
+    """The child's answer as Outcomes; a kill is a timeout, anything unreadable a crash."""
     if returncode != 0:
         killed = {-signal.SIGKILL, -getattr(signal, "SIGXCPU", signal.SIGKILL)}
         if returncode in killed:

@@ -14,22 +14,19 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-from sandbox.errors import MAX_EXPONENT, MAX_INT, MAX_OUTPUT, MAX_OUTPUT_NESTING, SandboxError
-from sandbox.helpers import (
-    KEYS,
-    NUMBERS,
-    TEXT_STEP,
-    a_type,
-    check_int,
-    check_size,
-    dict_key,
-    dict_keys,
-    plain_key,
+from sandbox.errors import (
+    MAX_EXPONENT,
+    MAX_INT,
+    MAX_OUTPUT,
+    MAX_OUTPUT_NESTING,
+    SandboxError,
+    refuse,
     too_big,
     type_error,
     value_error,
 )
-from sandbox.language import refuse
+from sandbox.keys import dict_key, dict_keys, plain_key
+from sandbox.kinds import KEYS, NUMBERS, TEXT_STEP, a_type, check_int, check_size
 from sandbox.meter import FREE, Meter
 
 INTS = (int, bool)
