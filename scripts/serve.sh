@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # Runs the app as several Streamlit processes behind nginx, one per core by default, on
 # http://127.0.0.1:8501. One process runs every session's script under one GIL, so it uses one
-# core; on a host with more cores, more processes answer more students. Needs nginx
-# (apt-get install nginx). Ctrl+C stops everything.
-# Usage: scripts/serve.sh [processes] [port]; scripts/serve.sh --count says how many by default
+# core; on a host with more cores, more processes answer more students. Needs nginx (apt-get
+# install nginx), except with ATTENTION_LAB_NGINX=0. Ctrl+C stops everything.
+# Usage: scripts/serve.sh [processes] [port]; scripts/serve.sh --count says how many by default;
+# an empty count (scripts/serve.sh "" 8600) is the default one
 # Environment: PYTHON, a Python that already has requirements.txt (the Dockerfile's; otherwise
 # .venv is set up here); ADDRESS, where nginx listens (default 127.0.0.1; a container says
-# 0.0.0.0, its own interface). The Streamlit processes always listen on 127.0.0.1 only.
+# 0.0.0.0, its own interface). Behind nginx, the Streamlit processes listen on 127.0.0.1 only.
+# ATTENTION_LAB_PROCESSES, the count when no argument gives one; ATTENTION_LAB_NGINX=0 with one
+# process: no nginx, this script becomes that one Streamlit process on ADDRESS:port (a
+# Kubernetes pod: the cluster's load balancer is the front, docs/deploy.md).
+# STREAMLIT_SERVER_COOKIE_SECRET, when set, is kept (every replica of a cluster gets the same one
+# from a Secret); unset, one is drawn for this script's processes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -53,12 +59,26 @@ if [ "${1:-}" = "--count" ]; then
     cores  # how many processes this host gets by default, and nothing else
     exit 0
 fi
-processes="${1:-$(cores)}"
+processes="${1:-${ATTENTION_LAB_PROCESSES:-$(cores)}}"
 port="${2:-8501}"
 address="${ADDRESS:-127.0.0.1}"
+front="${ATTENTION_LAB_NGINX:-1}"
+case "$processes" in
+    "" | *[!0-9]* | 0*) echo "the process count must be a whole number from 1, not '$processes'" >&2
+        exit 2 ;;
+esac
+case "$front" in
+    0 | 1) ;;
+    *) echo "ATTENTION_LAB_NGINX is 1 (nginx in front, the default) or 0, not '$front'" >&2
+        exit 2 ;;
+esac
+if [ "$front" = 0 ] && [ "$processes" != 1 ]; then
+    echo "ATTENTION_LAB_NGINX=0 serves one process; $processes need nginx in front" >&2
+    exit 2
+fi
 # Debian installs nginx in /usr/sbin, which is not on a regular user's PATH
 nginx="$(command -v nginx || echo /usr/sbin/nginx)"
-[ -x "$nginx" ] || { echo "nginx is missing: apt-get install nginx" >&2; exit 1; }
+[ "$front" = 0 ] || [ -x "$nginx" ] || { echo "nginx is missing: apt-get install nginx" >&2; exit 1; }
 
 if [ -n "${PYTHON:-}" ]; then
     python="$PYTHON"
@@ -71,8 +91,19 @@ else
 fi
 export OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}"
 
-# one cookie secret for every process, so an XSRF token from one is valid on the others
-export STREAMLIT_SERVER_COOKIE_SECRET="$("$python" -c "import secrets; print(secrets.token_hex(16))")"
+# one cookie secret for every process, so an XSRF token from one is valid on the others; a
+# secret already given is kept, so that every host or pod of one lab shares it
+if [ -z "${STREAMLIT_SERVER_COOKIE_SECRET:-}" ]; then
+    STREAMLIT_SERVER_COOKIE_SECRET="$("$python" -c "import secrets; print(secrets.token_hex(16))")"
+fi
+export STREAMLIT_SERVER_COOKIE_SECRET
+
+if [ "$front" = 0 ]; then
+    # one process, no nginx: exec, so that the process gets the container's signals itself
+    echo "Attention Lab: one process on http://$address:$port"
+    exec "$python" -m streamlit run app.py --server.headless true \
+        --server.address "$address" --server.port "$port"
+fi
 prefix="$(mktemp -d "${TMPDIR:-/tmp}/attention-lab-nginx.XXXXXX")"
 pids=()
 stop() {
