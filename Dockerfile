@@ -27,6 +27,11 @@ COPY requirements.txt .
 RUN pip install -r requirements.txt
 
 COPY --chown=user:user . .
+# the class store's SQLite file (classroom/): a volume, so that a class outlives a new container;
+# ATTENTION_LAB_CLASS_STORE=postgresql+psycopg://... puts it in PostgreSQL instead
+RUN mkdir /data && chown user:user /data
+ENV ATTENTION_LAB_DATA=/data
+VOLUME /data
 USER user
 
 EXPOSE 8501

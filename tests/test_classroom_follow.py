@@ -1,0 +1,79 @@
+"""ClassCache: every session's poll of a process served by one store read per code per interval."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from classroom import ClassCache, ClassError, Classes
+from classroom.store import Store
+
+pytest_plugins = ["tests.postgres"]  # postgres, store_url (both stores), clock
+
+
+@pytest.fixture
+def room(store_url):
+    store = Store(store_url)
+    yield Classes(store)
+    store.dispose()
+
+
+def poll_from_threads(cache: ClassCache, code: str, n: int = 100) -> list:
+    results: list = []
+    lock = threading.Lock()
+    go = threading.Barrier(n)
+
+    def poll() -> None:
+        go.wait()
+        try:
+            outcome = cache.state(code).version
+        except ClassError as err:
+            outcome = err.code
+        with lock:
+            results.append(outcome)
+
+    threads = [threading.Thread(target=poll) for _ in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results
+
+
+def test_100_polls_from_threads_read_the_store_once_per_interval(room, clock):
+    code, key = room.start_class()
+    cache = ClassCache(room.teacher_state, interval=1.0, clock=clock)
+    assert poll_from_threads(cache, code) == [1] * 100
+    assert cache.count_reads == 1
+    room.set_teacher_state(code, key, "softmax", {"seed": "7"})
+    clock.advance(0.5)
+    assert poll_from_threads(cache, code) == [1] * 100  # within the interval: from memory
+    assert cache.count_reads == 1
+    clock.advance(0.5)
+    assert poll_from_threads(cache, code) == [2] * 100  # the change, read once
+    assert cache.count_reads == 2
+    assert cache.state(code.lower()).values == {"seed": "7"}
+
+
+def test_a_refusal_is_cached_too(room, clock):
+    code, key = room.start_class()
+    cache = ClassCache(room.teacher_state, interval=1.0, clock=clock)
+    room.end_class(code, key)
+    assert poll_from_threads(cache, code, 20) == ["ended"] * 20
+    assert cache.count_reads == 1
+    with pytest.raises(ClassError) as caught:
+        cache.state("KX0OTZ")  # malformed: refused before any read
+    assert caught.value.code == "look_alike" and cache.count_reads == 1
+
+
+def test_the_cache_keeps_at_most_max_codes(room, clock):
+    started = [room.start_class()[0] for _ in range(5)]
+    cache = ClassCache(room.teacher_state, interval=1.0, max_codes=3, clock=clock)
+    for code in started:
+        cache.state(code)
+    assert len(cache) == 3 and cache.count_reads == 5
+    cache.state(started[-1])  # kept: no read
+    assert cache.count_reads == 5
+    cache.state(started[0])  # dropped first: read again
+    assert cache.count_reads == 6 and len(cache) == 3
