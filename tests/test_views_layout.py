@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 import pytest
 
 from tests.test_views_fast import figures
-from ui.draw import grids, heatmaps, labels, style
+from ui.draw import grid_plan, grids, heatmaps, labels, style
 
 TOKENS = ["the", "cat", "sat", "on", "mat"]
 
@@ -244,7 +244,7 @@ def test_a_grid_that_fits_two_a_row_at_slightly_smaller_cells_stays_one_figure()
     assert layout["coloraxis"]["colorbar"]["orientation"] == "h"  # above: it takes no width
     boxes = plot_px(one)
     sides = {round((right - left) / 5, 6) for left, right, _, _ in boxes}
-    assert len(sides) == 1 and grids.COMPACT_CELL_PX <= sides.pop() < 40
+    assert len(sides) == 1 and grid_plan.COMPACT_CELL_PX <= sides.pop() < 40
     assert len({top for _, _, top, _ in boxes}) == 2  # two rows of two
     # one x title, centred under the last row, none on the axes
     assert all(layout[f"xaxis{s}"]["title"]["text"] == "" for s in ("", "2", "3", "4"))
@@ -263,8 +263,8 @@ def test_a_row_s_tick_labels_keep_room_from_the_next_row_s_titles() -> None:
         (_, _, _, low), (_, _, top, _) = plot_px(spec)
         angle = abs(math.radians(spec["layout"]["xaxis"]["tickangle"]))
         x_labels = 22 + math.sin(angle) * max(labels.label_px(t) for t in TOKENS)
-        assert top - low == pytest.approx(x_labels + 8 + 17 + grids.ROW_ROOM, abs=0.5)
-        assert grids.ROW_ROOM >= 24
+        assert top - low == pytest.approx(x_labels + 8 + 17 + grid_plan.ROW_ROOM, abs=0.5)
+        assert grid_plan.ROW_ROOM >= 24
 
 
 def test_a_title_longer_than_its_plot_widens_the_slot_or_takes_two_lines() -> None:
@@ -447,5 +447,5 @@ def test_x_labels_stay_level_where_they_fit_their_cell() -> None:
     assert fig["layout"]["xaxis"]["tickangle"] == 0
     grid = grids.grid_figure([np.zeros((6, 6))] * 2, words, [words] * 2, ["a", "b"])
     assert grid["layout"]["xaxis"]["tickangle"] == 0
-    assert heatmaps.x_label_angle(labels.label_px("mat·2"), 28) == -60  # a phone's cell
-    assert heatmaps.x_label_angle(labels.label_px("encyclopaedia"), 14) == -90
+    assert labels.x_label_angle(labels.label_px("mat·2"), 28) == -60  # a phone's cell
+    assert labels.x_label_angle(labels.label_px("encyclopaedia"), 14) == -90

@@ -20,7 +20,7 @@ from tests.e2e.harness import (
     type_seed,
     wait_heatmap,
 )
-from ui.draw.grids import COMPACT_CELL_PX
+from ui.draw.grid_plan import COMPACT_CELL_PX
 from ui.frame.page import PAGES
 from ui.text.common import TEXT as FRAME_TEXT
 from ui.text.concat import TEXT as CONCAT_TEXT

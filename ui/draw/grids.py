@@ -18,21 +18,22 @@ from typing import Any
 
 import numpy as np
 
-from ui.draw.heatmaps import heatmap_cells, mask_shape, scaled_margins, x_label_angle
-from ui.draw.labels import axis_margins, fit_lines, label_px
-from ui.draw.style import BAR, CELL_AXIS, COLOUR_SCALES, LARGE_SIDE_PX, PLAIN, Look
+from ui.draw.grid_plan import (
+    PLOT_GAP,
+    SUBTITLE_PX,
+    WRAP_PX,
+    Placement,
+    Plan,
+    arrange,
+    plan_grid,
+    wrapping,
+)
+from ui.draw.heatmaps import heatmap_cells, mask_shape
+from ui.draw.labels import fit_lines
+from ui.draw.style import BAR, CELL_AXIS, COLOUR_SCALES, PLAIN, Look
 from ui.draw.wire import Spec, fast_figure, show_pieces
 
 ROW_PX = 820  # a row of plots at most this wide (px): the column of 1280 × 720 with the sidebar
-# the narrowest chart box of a class's computer screen (px): 1280 × 720 zoomed to 150 % (521 px;
-# 1024 × 768 with the sidebar open gives 564)
-WRAP_PX = 516
-# the smallest cell (px, at a screen's scale) a grid takes to stand as one figure in WRAP_PX
-# rather than in pieces: the browser draws each figure from scratch on a change
-COMPACT_CELL_PX = 34
-PLOT_GAP = 28  # px between two plots of a row
-SUBTITLE_PX = 13  # a plot's title, above it
-ROW_ROOM = 26  # px between a row's x labels and the titles of the row under it: room to read
 
 
 def heatmap_grid(
@@ -75,36 +76,51 @@ def grid_figures(
     cells down to COMPACT_CELL_PX and the colour bar above them (chapter 9's four heads: one
     figure for the browser to draw instead of four); else pieces of as many plots as fit
     WRAP_PX with the colour bar, each a row, all on the one colour scale, the colour bar beside
-    the last. ``ui.draw.wire.show_figures``
-    stands them side by side, wrapping onto the next row where the column ends, so no column
-    of a class's screen scrolls them sideways. ``style``: the rest of ``grid_figure``'s keywords.
+    the last (``ui.draw.grid_plan.wrapping``). ``ui.draw.wire.show_figures`` stands them side
+    by side, wrapping onto the next row where the column ends, so no column of a class's
+    screen scrolls them sideways. ``style``: the rest of ``grid_figure``'s keywords.
     Shapes: mats N × [R, C]; rows R labels; cols N × C labels; titles N -> pieces.
     """
     if phone:
         look = replace(look, phone=True)
-    bound = None
-    if signed:  # the largest magnitude of every matrix, for every piece
-        bound = max((float(np.nanmax(np.abs(m))) for m in mats), default=1.0) or 1.0
+    bound = _largest(mats) if signed else None  # the one colour scale of every piece
     common = {"signed": signed, "zmin": zmin, "zmax": zmax, "bound": bound, "look": look}
     common |= style
     whole = grid_figure(mats, rows, cols, titles, per_row=per_row, **common)
-    n = len(mats)
-    _, number_px = _cells(look, rows, cols)
-    if look.phone or n == 1 or not number_px or whole["layout"]["width"] <= WRAP_PX:
+    if look.phone or len(mats) == 1 or whole["layout"]["width"] <= WRAP_PX:
         return [whole]
     scale_title = str(style.get("scale_title", ""))
-    # one figure no wider than WRAP_PX where two plots a row fit it, with cells down to
-    # COMPACT_CELL_PX and the colour bar lying above the plots
-    smallest = round(COMPACT_CELL_PX * look.scale)
-    for cell in range(_cells(look, rows, cols)[0], smallest - 1, -1):
-        compact = look.fitted(cell, number_px)
-        plan = _plan(rows, cols, titles, compact, scale_title, WRAP_PX, colour_bar=False)
-        if plan["fits"] >= 2:
-            k = min(per_row, n, plan["fits"])
-            fitted = common | {"look": compact}
-            return [grid_figure(mats, rows, cols, titles, per_row=k, flat_bar=True, **fitted)]
-    fits = _plan(rows, cols, titles, look, scale_title, WRAP_PX, colour_bar=True)["fits"]
-    k = max(1, min(per_row, n, fits))
+    wrap = wrapping(rows, cols, titles, look, scale_title, len(mats), per_row)
+    if wrap is None:
+        return [whole]
+    fitted, k, compact = wrap
+    if compact:
+        return [
+            grid_figure(
+                mats, rows, cols, titles, per_row=k, flat_bar=True, **common | {"look": fitted}
+            )
+        ]
+    return _pieces(mats, rows, cols, titles, k, common)
+
+
+def _largest(mats: Sequence[np.ndarray]) -> float:
+    """The largest magnitude of all the matrices (1 when there is none, or it is 0): where a
+    signed colour scale ends."""
+    return max((float(np.nanmax(np.abs(m))) for m in mats), default=1.0) or 1.0
+
+
+def _pieces(
+    mats: Sequence[np.ndarray],
+    rows: Sequence[str],
+    cols: Sequence[Sequence[str]],
+    titles: Sequence[str],
+    k: int,
+    common: dict[str, Any],
+) -> list[Spec]:
+    """The grid as pieces of ``k`` plots, a row each, the colour bar upright beside the last
+    one's plots (``common``: the keywords of every piece, its colour scale's ``bound``
+    among them)."""
+    n = len(mats)
     return [
         grid_figure(
             mats[a : a + k],
@@ -118,61 +134,6 @@ def grid_figures(
         )
         for a in range(0, n, k)
     ]
-
-
-def _cells(look: Look, rows: Sequence[str], cols: Sequence[Sequence[str]]) -> tuple[int, int]:
-    """The cells' side and their numbers' size (px) of a grid: several plots of a large setting
-    get half the side of a lone one."""
-    side = LARGE_SIDE_PX // (1 if len(cols) == 1 else 2)
-    return look.cells(max(len(rows), max(len(c) for c in cols)), side)
-
-
-def _plan(
-    rows: Sequence[str],
-    cols: Sequence[Sequence[str]],
-    titles: Sequence[str],
-    look: Look,
-    scale_title: str,
-    row_px: float,
-    *,
-    colour_bar: bool,
-) -> dict[str, Any]:
-    """A grid's sizes (px): its cells, their numbers, the x labels' angle and height, the
-    titles (on two lines where longer than their plot) and their height, a plot's slot, the
-    margins, and how many slots fit ``row_px``."""
-    cell, number_px = _cells(look, rows, cols)
-    grow = look.text_scale  # presenter mode's larger text: its labels and titles take more room
-    most_cols = max(len(c) for c in cols)
-    all_cols = [c for group in cols for c in group]
-    widest_px = max(label_px(str(c)) for c in all_cols) * grow
-    tickangle = x_label_angle(widest_px, cell)
-    x_labels = 22 * grow + abs(math.sin(math.radians(tickangle))) * widest_px  # px under a plot
-    plot_w = most_cols * cell
-    # a title longer than its plot takes two lines, and the slot the longer line's width
-    titles = [fit_lines(t, max(plot_w, 150) * 14 / SUBTITLE_PX / grow) for t in titles]  # 13 px
-    lines = max(t.count("<br>") + 1 for t in titles)
-    widest_title = max(
-        label_px(line) * SUBTITLE_PX / 12 * grow for t in titles for line in t.split("<br>")
-    )
-    slot = max(plot_w, math.ceil(widest_title + 8))
-    margin = scaled_margins(axis_margins(rows, all_cols, tickangle, colour_bar=colour_bar), grow)
-    # room for an upright bar and its title; none beside a piece without the bar
-    bar_r = (
-        margin["r"] + (math.ceil(28 * grow) if scale_title else 0) if colour_bar else margin["r"]
-    )
-    fits = int(row_px - margin["l"] - bar_r + PLOT_GAP) // (slot + PLOT_GAP)
-    return {
-        "cell": cell,
-        "number_px": number_px,
-        "tickangle": tickangle,
-        "x_labels": x_labels,
-        "titles": titles,
-        "title_px": 8 + math.ceil(17 * grow) * lines,  # a plot's title lines above it
-        "slot": slot,
-        "margin": margin,
-        "bar_r": bar_r,
-        "fits": fits,
-    }
 
 
 def grid_figure(
@@ -199,163 +160,196 @@ def grid_figure(
     bound: float | None = None,
     flat_bar: bool = False,
 ) -> Spec:
-    """The heatmaps of ``mats`` as a grid of plots, at most ``per_row`` a row, in one figure.
-
-    Viridis from zmin to zmax, or (``signed``) red-blue from -b to b with b the largest |value|
-    of all the matrices: one shared ``coloraxis`` and its colour bar on the right (above the
-    plots when they stand one a row; none when not ``colour_bar``, for a piece of a grid whose
-    bar another piece holds; upright beside a lone plot too when ``upright``, as in a piece of
-    ``grid_figures``, whose pieces share ``bound`` as b; lying above the plots when
-    ``flat_bar``, so that it takes no width: ``grid_figures``' compact grid, its cells fitted
-    smaller, ``Look.fitted``). Trace n sits on axes
-    x{n+1}/y{n+1} (plotly's names: x, x2, x3, ...), its title in an annotation above it. The
-    token labels stand once, left of each row of plots; exact values on hover.
-
-    Sizes (px): every cell is ``look.cells(max(R, most C))`` square; a plot's slot is as wide
-    as its cells or its title; a row holds as many slots as fit ROW_PX (one on a phone; all
-    ``per_row`` when the cells are too small for numbers, rather than a page of rows); the
-    figure is l + slots and gaps + r wide and t + rows of plots and their labels + b tall.
-    ``row_px``: how wide a row may be; ``phone`` (or ``look.phone``): one plot a row.
+    """The heatmaps of ``mats`` as a grid of plots, at most ``per_row`` a row, in one figure,
+    on one colour axis (``_colour_axis``; its bar: ``_colour_bar``). Trace n sits on axes
+    x{n+1}/y{n+1} (plotly's names: x, x2, x3, ...), its title in an annotation above it; the
+    token labels stand once, left of each row of plots; exact values on hover. Sizes:
+    ``ui.draw.grid_plan``; ``row_px``: how wide a row may be; ``phone`` (or ``look.phone``):
+    one plot a row.
     Shapes: mats N × [R, C]; rows R labels; cols N × C labels; titles N.
     """
     if phone:
         look = replace(look, phone=True)
-    if signed:
-        zmax = bound or max((float(np.nanmax(np.abs(m))) for m in mats), default=1.0) or 1.0
-        zmin = -zmax
-    n = len(mats)
-    plan = _plan(
-        rows,
-        cols,
-        titles,
-        look,
-        scale_title,
-        row_px,
-        colour_bar=colour_bar and not flat_bar,
+    bar_up = colour_bar and not flat_bar
+    plan = plan_grid(rows, cols, titles, look, scale_title, row_px, colour_bar=bar_up)
+    grid = arrange(plan, len(mats), len(rows), per_row, look)
+    lying = colour_bar and (flat_bar or (grid.per_row == 1 and not upright))
+    cells = {"masked": masked, "masked_label": masked_label, "digits": digits, "look": look}
+    data, axes, notes, shapes = _plots(
+        mats, rows, cols, plan, grid, lying=lying, x_title=x_title, y_title=y_title, **cells
     )
-    cell, number_px, tickangle = plan["cell"], plan["number_px"], plan["tickangle"]
-    x_labels, titles, title_px = plan["x_labels"], plan["titles"], plan["title_px"]
-    slot, margin, bar_r, fits = plan["slot"], plan["margin"], plan["bar_r"], plan["fits"]
-    plot_h = len(rows) * cell
-    grow = look.text_scale
-    if not number_px:  # large settings: every row as the page asks, the box scrolls sideways
-        fits = per_row
-    per_row = 1 if look.phone else max(1, min(per_row, n, fits))
-    n_rows = -(-n // per_row)
-    row_gap = x_labels + title_px + ROW_ROOM  # px from the bottom of one row of plots to the next
-    margin.update(t=title_px + 4, b=margin["b"] if x_title else math.ceil(x_labels + 8), r=bar_r)
-    inner_h = n_rows * plot_h + (n_rows - 1) * row_gap  # the plot area's height, px
-    inner_w = per_row * slot + (per_row - 1) * PLOT_GAP  # and its width
-    data, annotations, shapes = [], [], []
-    layout: dict[str, object] = {}
+    b = plan.margin["b"] if x_title else math.ceil(plan.x_labels + 8)
+    margin = plan.margin | {"t": plan.title_px + 4, "b": b, "r": plan.bar_r}
+    bar, margin = _colour_bar(colour_bar, lying, plan, grid, scale_title, margin, look.text_scale)
+    if lying and x_title:
+        notes.append(_x_title_below(axes, len(mats), grid, x_title, plan, look.text_scale))
+    layout = axes | {
+        "coloraxis": _colour_axis(mats, signed, zmin, zmax, bound, bar if colour_bar else None),
+        "annotations": notes,
+        "width": math.ceil(margin["l"] + grid.inner_w + margin["r"]),
+        "height": math.ceil(grid.inner_h + margin["t"] + margin["b"]),
+        "margin": margin,
+        "separators": look.separators(),
+    }
+    return fast_figure(data, look.chart_text(layout | ({"shapes": shapes} if shapes else {})))
+
+
+def _plots(
+    mats: Sequence[np.ndarray],
+    rows: Sequence[str],
+    cols: Sequence[Sequence[str]],
+    plan: Plan,
+    grid: Placement,
+    *,
+    lying: bool,
+    masked: np.ndarray | None,
+    x_title: str,
+    y_title: str,
+    **cells: Any,
+) -> tuple[list[dict], dict[str, dict], list[dict], list[dict]]:
+    """Every plot's cells on the shared colour axis, its axes, its title and its masked cells'
+    shape: the traces, the axes by name, the titles, the shapes; its x axis untitled under a
+    ``lying`` colour bar (``_x_title_below``). ``cells``: ``heatmap_cells``' masked label,
+    digits and look."""
+    data, axes, notes, shapes = [], {}, [], []
     hidden = None if masked is None else np.asarray(masked, dtype=bool)
     for k, m in enumerate(mats):
-        r, c = divmod(k, per_row)
         trace = heatmap_cells(
             m,
             rows,
             cols[k],
             masked=masked,
-            masked_label=masked_label,
-            digits=digits,
-            number_px=number_px,
+            number_px=plan.number_px,
             x_title=x_title,
             y_title=y_title,
-            look=look,
+            **cells,
         )
         suffix = _axis_suffix(k)
-        # the shared colour axis holds the scale
         trace.update(xaxis=f"x{suffix}", yaxis=f"y{suffix}", coloraxis="coloraxis")
         data.append(trace)
-        left_px = c * (slot + PLOT_GAP) + (slot - len(cols[k]) * cell) / 2  # centred in its slot
-        left, right = left_px / inner_w, (left_px + len(cols[k]) * cell) / inner_w
-        top = 1.0 - r * (plot_h + row_gap) / inner_h
-        bottom = max(0.0, top - plot_h / inner_h)
-        layout[f"xaxis{suffix}"] = {
-            **CELL_AXIS,
-            "tickangle": tickangle,
-            "domain": [round(left, 6), round(min(1.0, right), 6)],
-            "anchor": f"y{suffix}",
-            "title": {"text": x_title if r == n_rows - 1 else ""},
-        }
-        layout[f"yaxis{suffix}"] = {
-            **CELL_AXIS,
-            "autorange": "reversed",
-            "domain": [round(bottom, 6), round(top, 6)],
-            "anchor": f"x{suffix}",
-            "showticklabels": c == 0,
-            "title": {"text": y_title if c == 0 else ""},
-        }
-        annotations.append(
-            {
-                "text": titles[k],
-                "x": (left + right) / 2,
-                "y": top,
-                "xref": "paper",
-                "yref": "paper",
-                "xanchor": "center",
-                "yanchor": "bottom",
-                "yshift": 4,
-                "showarrow": False,
-                "font": {"size": SUBTITLE_PX},
-            }
-        )
-        if hidden is not None and (shape := mask_shape(hidden, cell, f"x{suffix}", f"y{suffix}")):
+        axis_title = "" if lying else x_title
+        xaxis, yaxis, note = _placed(k, len(cols[k]), plan, grid, axis_title, y_title)
+        axes |= {f"xaxis{suffix}": xaxis, f"yaxis{suffix}": yaxis}
+        notes.append(note)
+        if hidden is not None and (
+            shape := mask_shape(hidden, plan.cell, f"x{suffix}", f"y{suffix}")
+        ):
             shapes.append(shape)
-    bar: dict[str, object] = {}
-    if not colour_bar:  # a piece of a grid whose bar another piece holds
-        pass
-    elif (per_row > 1 or upright) and not flat_bar:  # the colour bar upright, right of the grid
+    return data, axes, notes, shapes
+
+
+def _placed(
+    k: int, n_cols: int, plan: Plan, grid: Placement, x_title: str, y_title: str
+) -> tuple[dict, dict, dict]:
+    """Plot k's x and y axes, in reading order, centred in its slot, the y labels left of a
+    row's first plot only, the x title under the last row's; and its title above it."""
+    r, c = divmod(k, grid.per_row)
+    suffix = _axis_suffix(k)
+    left_px = c * (plan.slot + PLOT_GAP) + (plan.slot - n_cols * plan.cell) / 2
+    left, right = left_px / grid.inner_w, (left_px + n_cols * plan.cell) / grid.inner_w
+    top = 1.0 - r * (grid.plot_h + grid.gap) / grid.inner_h
+    bottom = max(0.0, top - grid.plot_h / grid.inner_h)
+    xaxis = {
+        **CELL_AXIS,
+        "tickangle": plan.tickangle,
+        "domain": [round(left, 6), round(min(1.0, right), 6)],
+        "anchor": f"y{suffix}",
+        "title": {"text": x_title if r == grid.n_rows - 1 else ""},
+    }
+    yaxis = {
+        **CELL_AXIS,
+        "autorange": "reversed",
+        "domain": [round(bottom, 6), round(top, 6)],
+        "anchor": f"x{suffix}",
+        "showticklabels": c == 0,
+        "title": {"text": y_title if c == 0 else ""},
+    }
+    note = {"text": plan.titles[k], "x": (left + right) / 2, "y": top} | _TITLE_NOTE
+    return xaxis, yaxis, note | {"font": {"size": SUBTITLE_PX}}
+
+
+# a plot's title above it, after its text and place
+_TITLE_NOTE = {
+    "xref": "paper",
+    "yref": "paper",
+    "xanchor": "center",
+    "yanchor": "bottom",
+    "yshift": 4,
+    "showarrow": False,
+}
+
+
+def _colour_bar(
+    shown: bool,
+    lying: bool,
+    plan: Plan,
+    grid: Placement,
+    scale_title: str,
+    margin: dict[str, int],
+    grow: float,
+) -> tuple[dict, dict[str, int]]:
+    """The shared colour bar and the margins that make room for it: none when not ``shown``;
+    ``lying`` above the plots, so they keep their width (one plot a row, or ``grid_figures``'
+    compact grid); else upright, right of the grid, as tall as its plots (a second line of its
+    title widens the margin)."""
+    if not shown:  # a piece of a grid whose bar another piece holds
+        return {}, margin
+    if not lying:
         bar = {"x": 1.0, "xanchor": "left", "y": 1.0, "yanchor": "top", **BAR}
-        bar.update(lenmode="pixels", len=max(inner_h, 100))
+        bar.update(lenmode="pixels", len=max(grid.inner_h, 100))
         if scale_title:
-            bar["title"] = {"text": fit_lines(scale_title, inner_h / grow), "side": "right"}
+            bar["title"] = {"text": fit_lines(scale_title, grid.inner_h / grow), "side": "right"}
             if "<br>" in bar["title"]["text"]:
-                margin["r"] += math.ceil(18 * grow)  # a second line beside the bar
-    else:  # one plot a row, or flat_bar: lying above the plots, so they keep their width
-        bar = {"orientation": "h", "thickness": 12, "len": 1.0, "x": 0.5, "xanchor": "center"}
-        bar.update(y=1.0 + (title_px + 8) / inner_h, yanchor="bottom", ypad=0)
-        if scale_title:
-            bar["title"] = {"text": fit_lines(scale_title, inner_w / grow), "side": "top"}
-        bar_lines = bar["title"]["text"].count("<br>") + 1 if scale_title else 0
-        margin.update(t=margin["t"] + math.ceil((72 + 30 * bar_lines) * grow), r=16)  # measured
-        # plotly lifts an x axis title into its tick labels when the colour bar lies flat: the
-        # title goes in an annotation under the last row instead, one for the row's plots
-        last = _axis_suffix(n - 1)
-        for k in range(n):
-            layout[f"xaxis{_axis_suffix(k)}"]["title"] = {"text": ""}
-        if x_title:
-            low = layout[f"yaxis{last}"]["domain"][0]
-            first = _axis_suffix((n_rows - 1) * per_row)  # the last row's first plot
-            row_from = layout[f"xaxis{first}"]["domain"][0]
-            row_to = layout[f"xaxis{last}"]["domain"][1]
-            annotations.append(
-                {
-                    "text": x_title,
-                    "x": (row_from + row_to) / 2,  # centred under the last row's plots
-                    "y": low,
-                    "xref": "paper",
-                    "yref": "paper",
-                    "xanchor": "center",
-                    "yanchor": "top",
-                    "yshift": -math.ceil(x_labels + 16 * grow),  # the labels start 14 px down
-                    "showarrow": False,
-                    "font": {"size": 14},
-                }
-            )
+                margin = margin | {"r": margin["r"] + math.ceil(18 * grow)}
+        return bar, margin
+    bar = {"orientation": "h", "thickness": 12, "len": 1.0, "x": 0.5, "xanchor": "center"}
+    bar.update(y=1.0 + (plan.title_px + 8) / grid.inner_h, yanchor="bottom", ypad=0)
+    if scale_title:
+        bar["title"] = {"text": fit_lines(scale_title, grid.inner_w / grow), "side": "top"}
+    bar_lines = bar["title"]["text"].count("<br>") + 1 if scale_title else 0
+    return bar, margin | {"t": margin["t"] + math.ceil((72 + 30 * bar_lines) * grow), "r": 16}
+
+
+def _colour_axis(
+    mats: Sequence[np.ndarray],
+    signed: bool,
+    zmin: float,
+    zmax: float,
+    bound: float | None,
+    bar: dict | None,
+) -> dict:
+    """The plots' one colour axis: Viridis from zmin to zmax, or (``signed``) red-blue from -b
+    to b, b = ``bound`` or the largest |value| of all the matrices (the pieces of
+    ``grid_figures`` share it); ``bar`` its colour bar (None: a piece whose bar another holds)."""
+    if signed:
+        zmax = bound or _largest(mats)
+        zmin = -zmax
     scale = {"colorscale": COLOUR_SCALES["RdBu_r" if signed else "Viridis"], "cmin": zmin}
-    scale |= {"cmax": zmax, "colorbar": bar} if colour_bar else {"cmax": zmax, "showscale": False}
-    layout.update(
-        coloraxis=scale,
-        annotations=annotations,
-        width=math.ceil(margin["l"] + inner_w + margin["r"]),
-        height=math.ceil(inner_h + margin["t"] + margin["b"]),
-        margin=margin,
-        separators=look.separators(),
-    )
-    if shapes:
-        layout["shapes"] = shapes
-    return fast_figure(data, look.chart_text(layout))
+    if bar is None:
+        return scale | {"cmax": zmax, "showscale": False}
+    return scale | {"cmax": zmax, "colorbar": bar}
+
+
+def _x_title_below(
+    axes: dict[str, dict], n: int, grid: Placement, x_title: str, plan: Plan, grow: float
+) -> dict:
+    """The x title as an annotation centred under the last row's plots: plotly lifts an x axis
+    title into its tick labels when the colour bar lies flat."""
+    last = _axis_suffix(n - 1)
+    first = _axis_suffix((grid.n_rows - 1) * grid.per_row)  # the last row's first plot
+    row_from, row_to = axes[f"xaxis{first}"]["domain"][0], axes[f"xaxis{last}"]["domain"][1]
+    return {
+        "text": x_title,
+        "x": (row_from + row_to) / 2,
+        "y": axes[f"yaxis{last}"]["domain"][0],
+        "xref": "paper",
+        "yref": "paper",
+        "xanchor": "center",
+        "yanchor": "top",
+        "yshift": -math.ceil(plan.x_labels + 16 * grow),  # the labels start 14 px down
+        "showarrow": False,
+        "font": {"size": 14},
+    }
 
 
 def _axis_suffix(k: int) -> str:

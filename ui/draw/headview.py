@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from html import escape
 from xml.etree import ElementTree
 
@@ -84,30 +85,76 @@ def head_view(
     Shapes: patterns H × [T, T], mask [T, T] (True = may look), labels T -> (len(heads) × pairs)
     lines.
     """
-    t = len(labels)
-    row, font = round(ROW_PX * scale), round(TEXT_PX * scale)
-    span = round(SPAN_PX * scale)
-    widest = max((label_px(str(s)) for s in labels), default=0.0)
-    # x where the lines start, right of the query labels and their title, and where they end
-    left = math.ceil(max(widest, label_px(query_title)) * font / 12) + 12
-    right = left + span
-    width = right + math.ceil(max(widest, label_px(key_title)) * font / 12) + 12
-    top = font + 14  # the column titles above the first row
+    at = _Places.of(labels, query_title, key_title, scale)
     pairs = np.argwhere(np.asarray(mask, dtype=bool)).tolist()  # (query i, key j) pairs
+    groups, on_top = _line_groups(patterns, heads, pairs, at, followed, len(labels))
+    legend, height = _legend(heads, head_names, at, len(labels), scale)
+    titles = [
+        f'<text class="hv-title" x="{at.left - 6}" y="{at.font:g}" text-anchor="end">'
+        f"{escape(query_title)}</text>",
+        f'<text class="hv-title" x="{at.right + 6}" y="{at.font:g}">{escape(key_title)}</text>',
+    ]
+    columns = _column(labels, at, at.left - 6, "end", followed)
+    columns += _column(labels, at, at.right + 6, "start", followed)
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="head-view" width="{at.width}" '
+        f'height="{height}" viewBox="0 0 {at.width} {height}" font-size="{at.font}" '
+        f'fill="{MUTED}" data-top="{at.top}" data-row="{at.row}" data-span="{at.span}" '
+        f'role="img" aria-label="{escape(query_title)} → {escape(key_title)}">'
+        + "".join(groups + on_top + columns)
+        + "".join(titles + legend)
+        + "</svg>"
+    )
 
-    def y(i: int) -> float:
-        return top + row * (i + 0.5)
 
-    # one group a head (and one a head for the followed token's lines, drawn last, on top):
-    # the colour, the width and the query column's x are the group's, so a line carries only
-    # its rows, its opacity and its pair (the data attributes ``lines_of`` reads)
-    ys = [f"{y(i):g}" for i in range(t)]
+@dataclass(frozen=True)
+class _Places:
+    """Where a head view's parts stand (px): a token's ``row`` height and the ``font`` size,
+    the lines' ``span`` from the query column at ``left`` to the key column at ``right``, the
+    drawing's ``width`` and the ``top`` of its first row, under the column titles."""
+
+    row: int
+    font: int
+    span: int
+    left: int
+    right: int
+    width: int
+    top: int
+
+    @classmethod
+    def of(cls, labels: Sequence[str], query_title: str, key_title: str, scale: float) -> _Places:
+        """The places for these token labels and column titles at ``scale``: each column as
+        wide as its widest label or title."""
+        row, font = round(ROW_PX * scale), round(TEXT_PX * scale)
+        span = round(SPAN_PX * scale)
+        widest = max((label_px(str(s)) for s in labels), default=0.0)
+        left = math.ceil(max(widest, label_px(query_title)) * font / 12) + 12
+        width = left + span + math.ceil(max(widest, label_px(key_title)) * font / 12) + 12
+        return cls(row, font, span, left, left + span, width, font + 14)
+
+    def y(self, i: int) -> float:
+        """The middle of token i's row."""
+        return self.top + self.row * (i + 0.5)
+
+
+def _line_groups(
+    patterns: Sequence[np.ndarray],
+    heads: Sequence[int],
+    pairs: list[list[int]],
+    at: _Places,
+    followed: int | None,
+    t: int,
+) -> tuple[list[str], list[str]]:
+    """One group a head, and one a head for the followed token's lines, drawn last, on top:
+    the colour, the width and the query column's x are the group's, so a line carries only its
+    rows, its opacity and its pair (the data attributes ``lines_of`` reads); ``t`` tokens."""
+    ys = [f"{at.y(i):g}" for i in range(t)]
     # a pair's text around its probability, the same for every head: written once
     around = [
         (
             i,
             j,
-            f'<line y1="{ys[i]}" x2="{span}" y2="{ys[j]}" stroke-opacity="',
+            f'<line y1="{ys[i]}" x2="{at.span}" y2="{ys[j]}" stroke-opacity="',
             f'" data-q="{i}" data-k="{j}" data-p="',
         )
         for i, j in pairs
@@ -124,23 +171,33 @@ def head_view(
                 out.append(
                     f'<g data-head="{h}" stroke="{head_colour(h)}" '
                     f'stroke-width="{FOLLOWED_WIDTH if thick else LINE_WIDTH:g}" '
-                    f'transform="translate({left} 0)">' + "".join(lines[thick]) + "</g>"
+                    f'transform="translate({at.left} 0)">' + "".join(lines[thick]) + "</g>"
                 )
+    return groups, on_top
 
-    def column(x: int, anchor: str) -> list[str]:
-        return [
-            f'<text x="{x}" y="{y(n):g}" text-anchor="{anchor}" dominant-baseline="central"'
-            + (' font-weight="700"' if n == followed else "")
-            + f">{escape(str(s))}</text>"
-            for n, s in enumerate(labels)
-        ]
 
-    # the legend: one swatch and name per head drawn, in rows as wide as the drawing
-    legend, x, legend_y = [], 0, top + row * t + LEGEND_PX * scale / 2 + 6
+def _column(
+    labels: Sequence[str], at: _Places, x: int, anchor: str, followed: int | None
+) -> list[str]:
+    """A column of token labels at ``x``, escaped text, the followed token's bold."""
+    return [
+        f'<text x="{x}" y="{at.y(n):g}" text-anchor="{anchor}" dominant-baseline="central"'
+        + (' font-weight="700"' if n == followed else "")
+        + f">{escape(str(s))}</text>"
+        for n, s in enumerate(labels)
+    ]
+
+
+def _legend(
+    heads: Sequence[int], head_names: Sequence[str], at: _Places, t: int, scale: float
+) -> tuple[list[str], int]:
+    """The legend under the ``t`` rows: one swatch and name per head drawn, in rows as wide as
+    the drawing; and the drawing's height (px) with it."""
+    legend, x, legend_y = [], 0, at.top + at.row * t + LEGEND_PX * scale / 2 + 6
     for h in heads:
         name = head_names[h] if h < len(head_names) else f"h{h}"
-        item = math.ceil(24 * scale + label_px(name) * font / 12 + 18)
-        if x and x + item > width:
+        item = math.ceil(24 * scale + label_px(name) * at.font / 12 + 18)
+        if x and x + item > at.width:
             x, legend_y = 0, legend_y + LEGEND_PX * scale
         legend.append(
             f'<line x1="{x}" y1="{legend_y:g}" x2="{x + round(20 * scale)}" y2="{legend_y:g}" '
@@ -149,21 +206,7 @@ def head_view(
             f"{escape(name)}</text>"
         )
         x += item
-    height = math.ceil(legend_y + LEGEND_PX * scale / 2 + 10)
-    titles = [
-        f'<text class="hv-title" x="{left - 6}" y="{font:g}" text-anchor="end">'
-        f"{escape(query_title)}</text>",
-        f'<text class="hv-title" x="{right + 6}" y="{font:g}">{escape(key_title)}</text>',
-    ]
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="head-view" width="{width}" '
-        f'height="{height}" viewBox="0 0 {width} {height}" font-size="{font}" fill="{MUTED}" '
-        f'data-top="{top}" data-row="{row}" data-span="{span}" role="img" '
-        f'aria-label="{escape(query_title)} → {escape(key_title)}">'
-        + "".join(groups + on_top + column(left - 6, "end") + column(right + 6, "start"))
-        + "".join(titles + legend)
-        + "</svg>"
-    )
+    return legend, math.ceil(legend_y + LEGEND_PX * scale / 2 + 10)
 
 
 def lines_of(view: str) -> list[dict]:
@@ -176,7 +219,8 @@ def lines_of(view: str) -> list[dict]:
     top, row = float(root.get("data-top")), float(root.get("data-row"))
     span = float(root.get("data-span"))  # from the query column (x 0 in a group) to the keys
 
-    def token(y: str) -> float:  # the row a y is drawn at
+    def token(y: str) -> float:
+        """The row a y is drawn at."""
         return (float(y) - top) / row - 0.5
 
     out = []

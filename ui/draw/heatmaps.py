@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ui.draw.labels import axis_margins, fit_lines, label_px
+from ui.draw.labels import axis_margins, fit_lines, label_px, scaled_margins, x_label_angle
 from ui.draw.style import BAR, CELL_AXIS, COLOUR_SCALES, MASKED_COLOUR, PLAIN, Look
 from ui.draw.wire import Spec, fast_figure
 
@@ -46,74 +46,53 @@ def heatmap_spec(
     """The trace and layout dicts of a plotly heatmap of m with token labels, row 0 on top.
 
     ``masked`` (bool, True = masked) cells are drawn in a grey of their own (``mask_shape``)
-    with a × and say
-    ``masked_label`` on hover, so a masked cell never reads as a low value. ``signed`` picks a
-    red-blue scale centred on 0 for scores and raw numbers (from -b to b, b the largest |value|,
-    unless zmin and zmax are given); otherwise viridis from zmin to zmax.
-
-    Sizes (px): a cell is ``look.cells(max(R, C))`` square; the figure is the cells plus
-    margins that hold the labels, the title (on two lines when one would pass the figure's
-    width) and the colour bar: width = l + C × cell + r, height = t + R × cell + b.
+    with a × and say ``masked_label`` on hover, so a masked cell never reads as a low value.
+    Colours: ``_colours``. Sizes (px): a cell is ``look.cells(max(R, C))`` square; the figure
+    is the cells plus the margins that hold their labels and titles (``_layout``).
     Shapes: m [R, C], rows R labels, cols C labels.
     """
     n_rows, n_cols = np.shape(m)
     cell, number_px = look.cells(max(n_rows, n_cols))
+    cells = {"masked": masked, "masked_label": masked_label, "digits": digits, "look": look}
+    trace = heatmap_cells(
+        m, rows, cols, number_px=number_px, x_title=x_title, y_title=y_title, **cells
+    )
+    trace.update(_colours(trace["z"], signed, zmin, zmax), showscale=showscale)
+    texts = {"title": title, "x_title": x_title, "y_title": y_title, "scale_title": scale_title}
+    layout, bar = _layout(rows, cols, (n_rows, n_cols), cell, texts, showscale, look)
+    if showscale:
+        trace["colorbar"] = bar
+    if masked is not None and (shape := mask_shape(np.asarray(masked, dtype=bool), cell)):
+        layout["shapes"] = [shape]
+    return trace, look.chart_text(layout)
+
+
+def _layout(
+    rows: Sequence[str],
+    cols: Sequence[str],
+    shape: tuple[int, int],
+    cell: int,
+    texts: dict[str, str],
+    showscale: bool,
+    look: Look,
+) -> tuple[dict, dict]:
+    """The layout of a heatmap of ``shape`` cells of ``cell`` px, the ``rows`` and ``cols``
+    labels and the ``texts`` (its title, axis titles and colour bar's title) in its margins;
+    and its colour bar (none without ``showscale``)."""
     grow = look.text_scale  # presenter mode's larger text: its labels and titles take more room
     widest_x = max((label_px(str(c)) for c in cols), default=0.0) * grow
     tickangle = x_label_angle(widest_x, cell)
-    trace = heatmap_cells(
-        m,
-        rows,
-        cols,
-        masked=masked,
-        masked_label=masked_label,
-        digits=digits,
-        number_px=number_px,
-        x_title=x_title,
-        y_title=y_title,
-        look=look,
-    )
-    z = trace["z"]
-    if signed:
-        if zmin is None or zmax is None:
-            bound = float(np.nanmax(np.abs(z))) if np.isfinite(z).any() else 1.0
-            zmin, zmax = -(bound or 1.0), bound or 1.0
-        trace.update(colorscale=COLOUR_SCALES["RdBu_r"], zmid=0.0, zmin=zmin, zmax=zmax)
-    else:
-        trace["colorscale"] = COLOUR_SCALES["Viridis"]
-        trace.update({k: v for k, v in (("zmin", zmin), ("zmax", zmax)) if v is not None})
-    plot_w, plot_h = n_cols * cell, n_rows * cell
+    plot_h, plot_w = shape[0] * cell, shape[1] * cell
     margin = scaled_margins(axis_margins(rows, cols, tickangle, colour_bar=showscale), grow)
-    line_px = math.ceil(TITLE_LINE_PX * grow)
-    # an axis title longer than its side of the cells takes two lines; the plot area is at
-    # least as tall as the y title's longer line, the cells keeping their size at its top
-    y_title = fit_lines(y_title, plot_h / grow) if y_title else ""
-    x_title = fit_lines(x_title, max(plot_w, 120) / grow) if x_title else ""
-    y_px = max((label_px(line) * 14 / 12 * grow for line in y_title.split("<br>")), default=0.0)
+    x_title, y_title, y_px = _axis_titles(texts["x_title"], texts["y_title"], plot_w, plot_h, grow)
     area_h = max(plot_h, BAR_MIN_PX if showscale else 0, math.ceil(y_px) + 8)  # px
+    line_px = math.ceil(TITLE_LINE_PX * grow)
     margin["l"] += line_px * y_title.count("<br>")
     margin["b"] += line_px * x_title.count("<br>")
-    trace["showscale"] = showscale
-    if showscale:
-        bar: dict[str, object] = {"x": 1.0, "xanchor": "left", "y": 1.0, "yanchor": "top", **BAR}
-        bar.update(lenmode="pixels", len=area_h)
-        if grow != 1.0:
-            bar["tickfont"] = {"size": look.text_px(12)}
-        if scale_title:
-            bar["title"] = {"text": fit_lines(scale_title, area_h / grow), "side": "right"}
-            if grow != 1.0:
-                bar["title"]["font"] = {"size": look.text_px(14)}
-            margin["r"] += math.ceil(BAR_TITLE_PX * grow) * (1 + bar["title"]["text"].count("<br>"))
-        trace["colorbar"] = bar
-    width = margin["l"] + plot_w + margin["r"]
-    lines = ""
-    if title:
-        lines = fit_lines(title, (width - 12) / grow, bold=True)
-        widest = max(label_px(line) * 14 / 12 * 1.1 * grow for line in lines.split("<br>"))
-        margin["r"] += max(0, math.ceil(widest + 12 - width))  # a title longer than the cells
-        width = margin["l"] + plot_w + margin["r"]
-    margin["t"] = math.ceil(40 * grow) + line_px * lines.count("<br>") if title else 12
-    layout: dict[str, object] = {
+    bar = _colour_bar(area_h, texts["scale_title"], look) if showscale else {}
+    margin["r"] += _bar_title_px(bar, grow)
+    title, margin = _title(texts["title"], plot_w, margin, look)
+    return {
         "xaxis": {**CELL_AXIS, "title": {"text": x_title}, "tickangle": tickangle},
         "yaxis": {
             **CELL_AXIS,
@@ -122,33 +101,75 @@ def heatmap_spec(
             # the cells keep their size when the colour bar is taller than they are
             "domain": [1.0 - plot_h / area_h, 1.0],
         },
-        "title": {"text": lines, "font": {"size": 14}} if title else {},
-        "width": width,
+        "title": {"text": title, "font": {"size": 14}} if title else {},
+        "width": margin["l"] + plot_w + margin["r"],
         "height": margin["t"] + area_h + margin["b"],
         "margin": margin,
         "separators": look.separators(),
-    }
-    if masked is not None and (shape := mask_shape(np.asarray(masked, dtype=bool), cell)):
-        layout["shapes"] = [shape]
-    return trace, look.chart_text(layout)
+    }, bar
 
 
-def x_label_angle(widest_px: float, cell: float) -> int:
-    """The x labels' angle (degrees) under cells of ``cell`` px whose widest label is
-    ``widest_px`` (``label_px``'s estimate, a tenth over what the browser draws): level when it
-    fits its cell with 6 px between two labels ("mat·2" in a 40 px cell), -60° when it does
-    not, upright when slanted ones would touch (cells under 20 px)."""
-    if widest_px / 1.1 + 6 <= cell:
+def _colours(z: np.ndarray, signed: bool, zmin: float | None, zmax: float | None) -> dict:
+    """The colour scale of a trace of z: ``signed``, red-blue centred on 0 for scores and raw
+    numbers, from -b to b, b the largest |value| (unless zmin and zmax are given); otherwise
+    viridis from zmin to zmax (plotly's own range where not given)."""
+    if not signed:
+        given = {k: v for k, v in (("zmin", zmin), ("zmax", zmax)) if v is not None}
+        return {"colorscale": COLOUR_SCALES["Viridis"]} | given
+    if zmin is None or zmax is None:
+        bound = float(np.nanmax(np.abs(z))) if np.isfinite(z).any() else 1.0
+        zmin, zmax = -(bound or 1.0), bound or 1.0
+    return {"colorscale": COLOUR_SCALES["RdBu_r"], "zmid": 0.0, "zmin": zmin, "zmax": zmax}
+
+
+def _axis_titles(
+    x_title: str, y_title: str, plot_w: int, plot_h: int, grow: float
+) -> tuple[str, str, float]:
+    """The axis titles, one longer than its side of the cells on two lines, and the y title's
+    longer line (px): the plot area is at least as tall, the cells keeping their size at its
+    top."""
+    y_title = fit_lines(y_title, plot_h / grow) if y_title else ""
+    x_title = fit_lines(x_title, max(plot_w, 120) / grow) if x_title else ""
+    y_px = max((label_px(line) * 14 / 12 * grow for line in y_title.split("<br>")), default=0.0)
+    return x_title, y_title, y_px
+
+
+def _colour_bar(area_h: int, scale_title: str, look: Look) -> dict:
+    """An upright colour bar right of the cells, as tall as the plot area, its title on its
+    right (on two lines where longer than the bar)."""
+    grow = look.text_scale
+    bar: dict[str, object] = {"x": 1.0, "xanchor": "left", "y": 1.0, "yanchor": "top", **BAR}
+    bar.update(lenmode="pixels", len=area_h)
+    if grow != 1.0:
+        bar["tickfont"] = {"size": look.text_px(12)}
+    if scale_title:
+        bar["title"] = {"text": fit_lines(scale_title, area_h / grow), "side": "right"}
+        if grow != 1.0:
+            bar["title"]["font"] = {"size": look.text_px(14)}
+    return bar
+
+
+def _bar_title_px(bar: dict, grow: float) -> int:
+    """The room (px) a colour bar's title takes right of its numbers: a line's, or none."""
+    if "title" not in bar:
         return 0
-    return -60 if cell >= 20 else -90
+    return math.ceil(BAR_TITLE_PX * grow) * (1 + bar["title"]["text"].count("<br>"))
 
 
-def scaled_margins(margin: dict[str, int], grow: float) -> dict[str, int]:
-    """``ui.draw.labels.axis_margins``'s margins (measured at 12 px labels) for labels ``grow``
-    times larger: each side grows with the text it holds."""
-    if grow == 1.0:
-        return margin
-    return {k: math.ceil(v * grow) for k, v in margin.items()}
+def _title(
+    title: str, plot_w: int, margin: dict[str, int], look: Look
+) -> tuple[str, dict[str, int]]:
+    """The title, on two lines where one would pass the figure's width, and the margins with
+    its room: the top's, and a wider right where it is longer than the cells."""
+    grow = look.text_scale
+    if not title:
+        return "", margin | {"t": 12}
+    width = margin["l"] + plot_w + margin["r"]
+    lines = fit_lines(title, (width - 12) / grow, bold=True)
+    widest = max(label_px(line) * 14 / 12 * 1.1 * grow for line in lines.split("<br>"))
+    right = margin["r"] + max(0, math.ceil(widest + 12 - width))  # a title longer than the cells
+    top = math.ceil(40 * grow) + math.ceil(TITLE_LINE_PX * grow) * lines.count("<br>")
+    return lines, margin | {"r": right, "t": top}
 
 
 def heatmap_cells(

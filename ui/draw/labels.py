@@ -1,4 +1,4 @@
-"""Axis labels: the names of feature and head columns, and the room their text takes (margins)."""
+"""Axis labels: feature and head names, their angle under cells, the room they take (margins)."""
 
 from __future__ import annotations
 
@@ -52,6 +52,24 @@ def axis_margins(
         "b": math.ceil(max(76.0, 70 + slant * widest_x + 4)),
         "r": 62 if colour_bar else 16,
     }
+
+
+def x_label_angle(widest_px: float, cell: float) -> int:
+    """The x labels' angle (degrees) under cells of ``cell`` px whose widest label is
+    ``widest_px`` (``label_px``'s estimate, a tenth over what the browser draws): level when it
+    fits its cell with 6 px between two labels ("mat·2" in a 40 px cell), -60° when it does
+    not, upright when slanted ones would touch (cells under 20 px)."""
+    if widest_px / 1.1 + 6 <= cell:
+        return 0
+    return -60 if cell >= 20 else -90
+
+
+def scaled_margins(margin: dict[str, int], grow: float) -> dict[str, int]:
+    """``axis_margins``'s margins (measured at 12 px labels) for labels ``grow``
+    times larger: each side grows with the text it holds."""
+    if grow == 1.0:
+        return margin
+    return {k: math.ceil(v * grow) for k, v in margin.items()}
 
 
 def feature_labels(n: int, prefix: str = "f") -> list[str]:

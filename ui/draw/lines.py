@@ -99,15 +99,18 @@ def _y_axis(panel: Panel, log: bool, standoff: int = Y_STANDOFF) -> dict:
 
 
 def _ys(values: Sequence[float], log: bool) -> list[float | None]:
-    # lists, not arrays: plotly.js reads a typed 1-D array as new data after Streamlit's JSON
-    # round trip and draws the chart a second time
+    """A line's values as a list, None where not finite (or, on a ``log`` axis, not positive).
+
+    Lists, not arrays: plotly.js reads a typed 1-D array as new data after Streamlit's JSON
+    round trip and draws the chart a second time."""
     ys = np.asarray(values, dtype=np.float64)
     shown = np.isfinite(ys) & (ys > 0.0) if log else np.isfinite(ys)
     return [y if keep else None for y, keep in zip(ys.tolist(), shown.tolist())]
 
 
 def _xs(x: Sequence[float]) -> list[float]:
-    # whole numbers (layers, training steps) as ints: shorter on the wire, quicker to encode
+    """The x values as a list, whole numbers (layers, training steps) as ints: shorter on the
+    wire, quicker to encode."""
     xs = np.asarray(x)
     return xs.tolist() if xs.dtype.kind in "iu" else xs.astype(np.float64).tolist()
 
@@ -131,122 +134,228 @@ def line_panels(
     on the axes and in the hover (0,5 in French). A legend when there is more than one series.
     In presenter mode (``look.text_scale``) its text is projector-sized as a heatmap's (ticks
     and legend 16 px, plot titles 17, axis titles 19, hover 19) and its margins, gaps, title
-    lines and legend rows grow with it.
+    lines and legend rows grow with it (``_frame``).
     Shapes: x [N]; every series of every panel [N].
     """
-    ts = look.text_scale
-    grow = (lambda px: px) if ts == 1.0 else (lambda px: math.ceil(px * ts))
-    margin_lr = {side: grow(px) for side, px in MARGIN.items()}
-    gap_px, below_px, title_px, legend_row = map(grow, (GAP_PX, BELOW_PX, TITLE_PX, LEGEND_PX))
-    n = len(panels)
-    per_row = 1 if phone else n
-    rows = -(-n // per_row)
-    # presenter mode is a 1280 px projector (its sidebar open: a column of about 800 px), and
-    # its rows grow with their text so the plots keep their height under longer titles
-    narrowest = NARROWEST[phone] if ts == 1.0 or phone else PRESENT_NARROWEST
-    height = grow(height)
-    plot_px = narrowest - margin_lr["l"] - margin_lr["r"]  # the narrowest plots drawn
-    gap = gap_px / plot_px if per_row > 1 else 0.0
-    width = (1.0 - gap * (per_row - 1)) / per_row
-    # a title may reach over the gap to the next plot of its row, or into the right margin
-    room = [
-        (width + gap) * plot_px if j % per_row < per_row - 1 else width * plot_px + margin_lr["r"]
-        for j in range(n)
-    ]
-    titles = [
-        wrap(panel.title, room[j], ts) if panel.title else [] for j, panel in enumerate(panels)
-    ]
-    # every plot of the figure keeps the room of the longest title above it, its first line at
-    # the same height: a shorter title leaves a gap under it, and the plots' tops stay level
-    lines = max(1, *map(len, titles))
-    top_px = grow(34) + title_px * (lines - 1)
-    title_shift = grow(6) + title_px * lines + 2  # px above the plot: the title's top
-    names = list(dict.fromkeys(name for panel in panels for name in panel.series))
-    # the dotted levels' and the mark's labels are legend entries, after the series
-    marks = list(dict.fromkeys(label for panel in panels for _, label in panel.levels if label))
-    marks += [mark[1]] if mark is not None and mark[1] else []
-    entries = (names if len(names) > 1 else []) + marks
-    legend_px = legend_row * legend_rows(entries, narrowest, ts) if entries else 0
-    bottom_px = below_px + legend_px + 20
-    paper_px = height * rows - top_px - bottom_px  # the plots' area, gaps between rows included
-    row_gap = (below_px + top_px) / paper_px if rows > 1 else 0.0
-    tall = (1.0 - row_gap * (rows - 1)) / rows
-    colours: dict[str, str] = {}
-    data, shapes, notes = [], [], []
-    layout: dict[str, object] = {}
-    xs = _xs(x)
+    frame = _frame(panels, mark, phone, height, look.text_scale)
+    xs, colours = _xs(x), {}
+    data, shapes, notes, layout = [], [], [], {}
     for k, panel in enumerate(panels):
-        r, c = divmod(k, per_row)
         suffix = "" if k == 0 else str(k + 1)
-        left, top = c * (width + gap), 1.0 - r * (tall + row_gap)
         log = spans_decades(panel.series) if panel.log is None else panel.log
-        layout[f"xaxis{suffix}"] = {
-            "domain": [left, left + width],
-            "anchor": f"y{suffix}",
-            "title": {"text": x_title},
-            "range": [xs[0] - 1, xs[-1] + 1],
-        }
-        layout[f"yaxis{suffix}"] = {
-            "domain": [top - tall, top],
-            "anchor": f"x{suffix}",
-            **_y_axis(panel, log, grow(Y_STANDOFF)),
-        }
+        left, top = frame.corner(k)
+        layout |= _panel_axes(panel, log, suffix, (left, top), frame, xs, x_title, look)
         if panel.title:
-            notes.append(
-                {
-                    "text": "<br>".join(f"<b>{line}</b>" for line in titles[k]),
-                    "x": left,
-                    "xanchor": "left",
-                    "xref": "paper",
-                }
-                | {"y": top, "yanchor": "top", "yref": "paper", "showarrow": False}
-                | {"yshift": title_shift}
-                | {"font": {"size": 13}, "align": "left"}
-            )
-        for name, values in panel.series.items():
-            first = name not in colours
-            colour = colours.setdefault(name, PALETTE[len(colours) % len(PALETTE)])
-            thick = None if bold is None else name == bold
-            trace = {
-                "type": "scatter",
-                "mode": "lines+markers" if markers else "lines",
-                "x": xs,
-                "y": _ys(values, log),
-                "name": name,
-                "legendgroup": name,
-                "showlegend": first and len(names) > 1,
-                "line": {"color": colour, "width": WIDTH[thick]},
-                "xaxis": f"x{suffix}",
-                "yaxis": f"y{suffix}",
-                "hovertemplate": f"{x_title} %{{x}}<br>{name}: %{{y:.4g}}<extra></extra>",
-            }
-            if markers:
-                trace["marker"] = {"color": colour, "size": 6 if thick else 4}
-            data.append(trace)
+            notes.append(_panel_title(frame.titles[k], left, top, frame.title_shift))
+        shown = len(frame.names) > 1
+        data += _series_lines(panel, log, xs, suffix, colours, shown, bold, markers, x_title)
         for y, label in panel.levels:
-            shapes.append(
-                {"type": "line", "line": {"color": MUTED, "dash": "dot", "width": 1}}
-                | {"xref": f"x{suffix} domain", "x0": 0, "x1": 1}
-                | {"yref": f"y{suffix}", "y0": y, "y1": y}
-                | _entry(label, shapes)
-            )
+            shapes.append(_level_line(y, label, suffix, shapes))
     layout.update(
         shapes=shapes,
         annotations=notes,
-        height=height * rows,
-        margin=margin_lr | {"t": top_px, "b": bottom_px},
-        showlegend=bool(entries),
+        height=frame.height * frame.rows,
+        margin=frame.margin,
+        showlegend=bool(frame.entries),
         # under the last row's x axis title, where no plot's text reaches
         legend={"orientation": "h", "x": 0, "xanchor": "left", "yanchor": "top"}
-        | {"y": -below_px / paper_px},
+        | {"y": -frame.below_px / frame.paper_px},
         hovermode="closest",
         separators=look.separators(),
     )
-    if ts != 1.0:  # the ticks, titles, notes and hover at a projector's sizes
+    if look.text_scale != 1.0:  # the ticks, titles, notes and hover at a projector's sizes
         layout = look.chart_text(layout)
         layout["legend"] = {**layout["legend"], "font": {"size": look.text_px(12)}}
     spec = fast_figure(data, layout)
     return spec if mark is None else marked(spec, *mark, look=look)
+
+
+def _grown(px: int, scale: float) -> int:
+    """A size in px for text ``scale`` times larger: itself on a screen, else rounded up."""
+    return px if scale == 1.0 else math.ceil(px * scale)
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """Where a figure of panels puts them: ``per_row`` a row in ``rows`` rows, each plot
+    ``width`` of the paper wide, ``gap`` between two of a row, ``tall`` high and ``row_gap``
+    between rows (paper fractions); each panel's title lines, raised ``title_shift`` px above
+    its plot; a row ``height`` px; the margins, the x labels' room ``below_px`` and the plots'
+    area ``paper_px`` (px); the series' names and the legend's entries."""
+
+    per_row: int
+    rows: int
+    width: float
+    gap: float
+    tall: float
+    row_gap: float
+    titles: list[list[str]]
+    title_shift: int
+    height: int
+    margin: dict[str, int]
+    below_px: int
+    paper_px: float
+    names: list[str]
+    entries: list[str]
+
+    def corner(self, k: int) -> tuple[float, float]:
+        """Plot k's left and top, in paper fractions, in reading order."""
+        r, c = divmod(k, self.per_row)
+        return c * (self.width + self.gap), 1.0 - r * (self.tall + self.row_gap)
+
+
+def _frame(
+    panels: Sequence[Panel], mark: tuple[float, str] | None, phone: bool, height: int, ts: float
+) -> _Frame:
+    """The panels' places and the figure's margins, sized for the narrowest column the figure
+    is drawn in (it stretches to its column, which the server does not know): every plot keeps
+    the room of the longest title above it, the first lines level; the legend under the last
+    row holds the series, the dotted levels' labels and the mark's. ``ts``: the text's scale."""
+    margin_lr = {side: _grown(px, ts) for side, px in MARGIN.items()}
+    below_px, title_px = _grown(BELOW_PX, ts), _grown(TITLE_PX, ts)
+    per_row = 1 if phone else len(panels)
+    rows = -(-len(panels) // per_row)
+    # presenter mode is a 1280 px projector (its sidebar open: a column of about 800 px), and
+    # its rows grow with their text so the plots keep their height under longer titles
+    narrowest = NARROWEST[phone] if ts == 1.0 or phone else PRESENT_NARROWEST
+    plot_px = narrowest - margin_lr["l"] - margin_lr["r"]  # the narrowest plots drawn
+    gap = _grown(GAP_PX, ts) / plot_px if per_row > 1 else 0.0
+    width = (1.0 - gap * (per_row - 1)) / per_row
+    titles = _titles(panels, per_row, width, gap, plot_px, margin_lr["r"], ts)
+    lines = max(1, *map(len, titles))
+    top_px = _grown(34, ts) + title_px * (lines - 1)
+    names, entries = _legend_entries(panels, mark)
+    legend_px = _grown(LEGEND_PX, ts) * legend_rows(entries, narrowest, ts) if entries else 0
+    bottom_px = below_px + legend_px + 20
+    paper_px = _grown(height, ts) * rows - top_px - bottom_px  # the plots, with their gaps
+    row_gap = (below_px + top_px) / paper_px if rows > 1 else 0.0
+    tall = (1.0 - row_gap * (rows - 1)) / rows
+    title_shift = _grown(6, ts) + title_px * lines + 2  # px above the plot: the title's top
+    margin = margin_lr | {"t": top_px, "b": bottom_px}
+    return _Frame(
+        *(per_row, rows, width, gap, tall, row_gap, titles, title_shift, _grown(height, ts)),
+        *(margin, below_px, paper_px, names, entries),
+    )
+
+
+def _titles(
+    panels: Sequence[Panel],
+    per_row: int,
+    width: float,
+    gap: float,
+    plot_px: float,
+    margin_r: int,
+    ts: float,
+) -> list[list[str]]:
+    """Each panel's title as lines (``wrap``): a title may reach over the gap to the next plot
+    of its row, or into the right margin."""
+    n = len(panels)
+    room = [
+        (width + gap) * plot_px if j % per_row < per_row - 1 else width * plot_px + margin_r
+        for j in range(n)
+    ]
+    return [wrap(panel.title, room[j], ts) if panel.title else [] for j, panel in enumerate(panels)]
+
+
+def _legend_entries(
+    panels: Sequence[Panel], mark: tuple[float, str] | None
+) -> tuple[list[str], list[str]]:
+    """The series' names, and the legend's entries: the names where there are several, then
+    the dotted levels' labels and the mark's."""
+    names = list(dict.fromkeys(name for panel in panels for name in panel.series))
+    marks = list(dict.fromkeys(label for panel in panels for _, label in panel.levels if label))
+    marks += [mark[1]] if mark is not None and mark[1] else []
+    return names, (names if len(names) > 1 else []) + marks
+
+
+def _panel_axes(
+    panel: Panel,
+    log: bool,
+    suffix: str,
+    corner: tuple[float, float],
+    frame: _Frame,
+    xs: list[float],
+    x_title: str,
+    look: Look,
+) -> dict[str, dict]:
+    """A plot's x and y axes (x``suffix``, y``suffix``), from its ``corner`` (left, top), the
+    x axis a step wider than the x on either side."""
+    left, top = corner
+    return {
+        f"xaxis{suffix}": {
+            "domain": [left, left + frame.width],
+            "anchor": f"y{suffix}",
+            "title": {"text": x_title},
+            "range": [xs[0] - 1, xs[-1] + 1],
+        },
+        f"yaxis{suffix}": {
+            "domain": [top - frame.tall, top],
+            "anchor": f"x{suffix}",
+            **_y_axis(panel, log, _grown(Y_STANDOFF, look.text_scale)),
+        },
+    }
+
+
+def _panel_title(lines: list[str], left: float, top: float, shift: int) -> dict:
+    """A plot's title, its lines bold, from the plot's left edge, ``shift`` px above its top."""
+    return (
+        {
+            "text": "<br>".join(f"<b>{line}</b>" for line in lines),
+            "x": left,
+            "xanchor": "left",
+            "xref": "paper",
+        }
+        | {"y": top, "yanchor": "top", "yref": "paper", "showarrow": False}
+        | {"yshift": shift}
+        | {"font": {"size": 13}, "align": "left"}
+    )
+
+
+def _series_lines(
+    panel: Panel,
+    log: bool,
+    xs: list[float],
+    suffix: str,
+    colours: dict[str, str],
+    legend: bool,
+    bold: str | None,
+    markers: bool,
+    x_title: str,
+) -> list[dict]:
+    """A plot's series as lines on axes x``suffix``/y``suffix``, each in the colour it has in
+    every plot (``colours``, filled as series first appear), in the ``legend`` once."""
+    data = []
+    for name, values in panel.series.items():
+        first = name not in colours
+        colour = colours.setdefault(name, PALETTE[len(colours) % len(PALETTE)])
+        thick = None if bold is None else name == bold
+        trace = {
+            "type": "scatter",
+            "mode": "lines+markers" if markers else "lines",
+            "x": xs,
+            "y": _ys(values, log),
+            "name": name,
+            "legendgroup": name,
+            "showlegend": first and legend,
+            "line": {"color": colour, "width": WIDTH[thick]},
+            "xaxis": f"x{suffix}",
+            "yaxis": f"y{suffix}",
+            "hovertemplate": f"{x_title} %{{x}}<br>{name}: %{{y:.4g}}<extra></extra>",
+        }
+        if markers:
+            trace["marker"] = {"color": colour, "size": 6 if thick else 4}
+        data.append(trace)
+    return data
+
+
+def _level_line(y: float, label: str, suffix: str, shapes: Sequence[dict]) -> dict:
+    """A dotted level across plot ``suffix`` at ``y``, its label a legend entry (``_entry``)."""
+    return (
+        {"type": "line", "line": {"color": MUTED, "dash": "dot", "width": 1}}
+        | {"xref": f"x{suffix} domain", "x0": 0, "x1": 1}
+        | {"yref": f"y{suffix}", "y0": y, "y1": y}
+        | _entry(label, shapes)
+    )
 
 
 def _entry(label: str, shapes: Sequence[dict]) -> dict:

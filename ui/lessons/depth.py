@@ -11,6 +11,7 @@ built on their first send.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import llm
 from ui.draw.grids import grid_figures
@@ -71,14 +72,30 @@ def depth_figures(
     look = Look(lang=lang, phone=phone, scale=scale)
     setting = {"text": text, "d_model": d_model, "n_heads": n_heads, "seed": seed}
     runs = compute_stacks(**setting, embeddings=embeddings, n_layers=n_layers)
+    figures = _layer_charts(runs, n_layers, variant, look, t)
+    rows = _token_rows(runs[variant], text, d_model, n_layers, variant, look, t)
+    return {key: keep(fig) for key, fig in figures.items()} | {
+        "rows": tuple(keep(piece) for piece in rows)
+    }
+
+
+def _layer_charts(
+    runs: dict[str, llm.DepthStack],
+    n_layers: int,
+    variant: str,
+    look: Look,
+    t: Callable[..., str],
+) -> dict[str, Spec]:
+    """The quantities over the layers, one line per variant, named as the reader reads it
+    ("sans résidu" in French), ``variant`` bold; on a phone, one plot under the other."""
 
     def chart(*panels: Panel) -> Spec:
-        # quantities over the layers; on a phone, one plot under the other
+        """The panels over the layers 0 to ``n_layers``, a dot at each."""
         return line_panels(
             range(n_layers + 1),
             panels,
             x_title=t("layer"),
-            phone=phone,
+            phone=look.phone,
             height=340,
             bold=t(f"name_{variant}"),
             markers=True,
@@ -86,13 +103,10 @@ def depth_figures(
         )
 
     def quantity(name: str) -> dict:
-        # one line per variant, named as the reader reads it ("sans résidu" in French)
+        """One of the stacks' measures, by variant."""
         return {t(f"name_{v}"): getattr(run, name) for v, run in runs.items()}
 
-    chosen = runs[variant]
-    layers_text = t("one_layer") if n_layers == 1 else t("many_layers", n=n_layers)
-    rms_in, rms_out = number(chosen.rms[0], lang), number(chosen.rms[n_layers], lang)
-    figures = {
+    return {
         "rms": chart(Panel(t("rms_title"), t("rms_y"), quantity("rms"), log=None)),
         "similarity_collapse": chart(
             Panel(t("sim_left"), t("sim_y"), quantity("similarity"), from_zero=False),
@@ -100,9 +114,23 @@ def depth_figures(
         ),
         "grad": chart(Panel(t("grad_title"), t("grad_y"), quantity("grad_norm"), log=None)),
     }
-    # the two token-row heatmaps in pieces that wrap (ui.draw.grids.grid_figures): side by side in a
-    # wide column, one under the other in a 150 % zoom's, where one figure was cut at its edge
-    rows = grid_figures(
+
+
+def _token_rows(
+    chosen: llm.DepthStack,
+    text: str,
+    d_model: int,
+    n_layers: int,
+    variant: str,
+    look: Look,
+    t: Callable[..., str],
+) -> list[Spec]:
+    """The token rows entering layer 0 and leaving the stack, each over its RMS, in pieces that
+    wrap (``ui.draw.grids.grid_figures``): side by side in a wide column, one under the other
+    in a 150 % zoom's, where one figure was cut at its edge."""
+    layers_text = t("one_layer") if n_layers == 1 else t("many_layers", n=n_layers)
+    rms_in, rms_out = number(chosen.rms[0], look.lang), number(chosen.rms[n_layers], look.lang)
+    return grid_figures(
         [chosen.x[0] / chosen.rms[0], chosen.x[n_layers] / chosen.rms[n_layers]],
         llm.token_labels(llm.tokenize(text)),
         [feature_labels(d_model)] * 2,
@@ -116,6 +144,3 @@ def depth_figures(
         y_title=t("token"),
         per_row=2,
     )
-    return {key: keep(fig) for key, fig in figures.items()} | {
-        "rows": tuple(keep(piece) for piece in rows)
-    }

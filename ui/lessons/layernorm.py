@@ -29,6 +29,7 @@ def layernorm_figures(setting: Setting, look: Look, eps: float) -> dict[str, tup
 
 @shared(32)
 def _figures(*, setting: Setting, look: Look, eps: float) -> dict[str, tuple[Spec, ...]]:
+    """``layernorm_figures``, kept and shared, once per setting, look and eps."""
     t = translator(TEXT, look.lang)
     lab = compute_lab(setting)
     x, attn_out, labels = lab.x, lab.trace.attn_out, lab.labels

@@ -221,7 +221,8 @@ def scale_figure(head: Spec, look: Look, title: str) -> Spec:
 
 
 def _short(values: np.ndarray) -> list[float]:
-    # nine significant digits: a measured score or loss, half the bytes of a float's repr
+    """The values to nine significant digits: a measured score or loss, half the bytes of a
+    float's repr."""
     return [float(f"{v:.9g}") for v in np.asarray(values, dtype=np.float64).tolist()]
 
 

@@ -43,6 +43,7 @@ def softmax_figures(
 def _outlined(
     *, setting: Setting, look: Look, head: int, temperature: float, scale: bool, token: int
 ) -> dict[str, Spec]:
+    """``_figures`` with row ``token`` outlined in each heatmap (kept, shared)."""
     figures = _figures(setting=setting, look=look, head=head, temperature=temperature, scale=scale)
     return {
         key: keep(outline_row(fig, token)) if key != "row_entropy" else fig
@@ -54,6 +55,7 @@ def _outlined(
 def _figures(
     *, setting: Setting, look: Look, head: int, temperature: float, scale: bool
 ) -> dict[str, Spec]:
+    """The heatmaps of ``softmax_figures`` with no row outlined, and its entropy chart."""
     t = translator(TEXT, look.lang)
     lab = compute_lab(setting, temperature, scale)
     pattern, scaled = lab.trace.heads[head].pattern, lab.trace.heads[head].scaled
