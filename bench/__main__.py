@@ -21,7 +21,7 @@ from pathlib import Path
 from bench.common import ROOT, dump_json, loadavg, machine
 from bench.core import speed_probe
 
-SECTION_NAMES = ("core", "pages", "browser", "load", "checks")
+SECTION_NAMES = ("core", "pages", "browser", "load", "checks", "hosts")
 
 
 def _quiet_streamlit() -> None:
@@ -47,6 +47,10 @@ def _run_section(name: str, args: argparse.Namespace) -> dict:
         from bench import checks
 
         return checks.run(quick=args.quick)
+    if name == "hosts":
+        from bench import hosts
+
+        return hosts.run(quick=args.quick)
     from bench import load
 
     pages = [p.strip() for p in args.pages.split(",") if p.strip()] if args.pages else None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bench.core import SPEED_REFERENCE_MS
+from bench.hosts import render as _hosts
 
 
 def _ms(value: object, digits: int = 1) -> str:
@@ -359,6 +360,7 @@ SECTIONS = {
     "browser": ("Browser", _browser),
     "load": ("Load", _load),
     "checks": ("Exercise checks", _checks),
+    "hosts": ("Hosts behind HAProxy", _hosts),
 }
 
 

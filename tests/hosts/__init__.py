@@ -1,0 +1,1 @@
+"""Tests across several app hosts behind HAProxy, each host in its own network namespace."""

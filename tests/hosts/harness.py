@@ -1,0 +1,351 @@
+"""Several app hosts, each in its own network namespace, behind HAProxy: start, stop, tear down.
+
+Host ``A`` is namespace ``lab-hA`` with a veth pair: ``lab-vA`` in the root namespace holds
+198.18.1.1/30, its peer in the namespace 198.18.1.2/30 (B is 198.18.2.x, C 198.18.3.x: the
+benchmarking range, 198.18.0.0/15, which no real network uses). Each host runs the app as one
+``streamlit run`` on port 8501 of its own address, optionally pinned to cores with ``taskset``;
+HAProxy (deploy/haproxy.cfg.template) listens on 127.0.0.1 and names the host of every response
+in ``X-Lab-Host``. ``hosts_lab`` always removes everything it made, and first what an earlier
+run left behind (the same fixed names): processes, namespaces, links, temporary files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tests.hosts.machine import (
+    HAPROXY,
+    LINK_PREFIX,
+    NAMESPACE_PREFIX,
+    ROOT,
+    TEMP_PREFIX,
+    LabUnavailable,
+    app_python,
+    clean_stale,
+    free_port,
+    http_get,
+    leftovers,
+    require_tools,
+    run_command,
+    stop_process,
+)
+
+__all__ = ["Host", "Lab", "LabUnavailable", "hosts_lab", "http_get", "leftovers", "require_tools"]
+
+TEMPLATE = ROOT / "deploy" / "haproxy.cfg.template"
+APP_PORT = 8501
+STARTUP_S = 120.0  # a cold start imports numpy, pandas and plotly; three at once on two cores
+COOKIE_LINE = "    cookie SERVERID insert indirect nocache httponly"
+
+
+def render_config(
+    address: str, port: int, servers: list[tuple[str, str]], run: Path, sticky: bool = True
+) -> str:
+    """deploy/haproxy.cfg.template filled in: ``servers`` as (name, "address:port"); without
+    ``sticky`` no cookie line, so that each request may reach another host."""
+    lines = []
+    for line in TEMPLATE.read_text().splitlines():
+        if line == "@COOKIE@":
+            lines += [COOKIE_LINE] if sticky else []
+        elif line == "@SERVERS@":
+            cookie = " cookie {}" if sticky else ""
+            lines += [f"    server {n} {a} check{cookie.format(n)}" for n, a in servers]
+        elif not line.startswith("#"):
+            lines.append(line.replace("@ADDRESS@", address).replace("@PORT@", str(port)))
+    text = "\n".join(lines) + "\n"
+    return text.replace("global\n", f"global\n    stats socket {run}/admin.sock mode 600\n", 1)
+
+
+@dataclass
+class Host:
+    """One app host: its namespace, its link, its Streamlit process."""
+
+    name: str  # "A"
+    index: int  # 1 for A: its addresses are 198.18.1.x
+    cpus: str | None = None  # taskset's list, "0" or "0,1"; None: not pinned
+    process: subprocess.Popen | None = None
+    secret: str = ""
+    env: dict[str, str] = field(default_factory=dict)  # what it got beyond the lab's own
+
+    @property
+    def namespace(self) -> str:
+        return f"{NAMESPACE_PREFIX}{self.name}"
+
+    @property
+    def link(self) -> str:
+        return f"{LINK_PREFIX}{self.name}"
+
+    @property
+    def gateway(self) -> str:
+        """The host side's address: what the host reaches the root namespace's services at."""
+        return f"198.18.{self.index}.1"
+
+    @property
+    def address(self) -> str:
+        return f"198.18.{self.index}.2"
+
+    @property
+    def server(self) -> str:
+        """Its name in HAProxy, in X-Lab-Host and in the SERVERID cookie."""
+        return f"h{self.name}"
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.address}:{APP_PORT}"
+
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+
+def _make_namespace(host: Host) -> None:
+    inner = f"{host.link}-in"
+    run_command("ip", "netns", "add", host.namespace)
+    run_command("ip", "link", "add", host.link, "type", "veth", "peer", "name", inner)
+    run_command("ip", "link", "set", inner, "netns", host.namespace)
+    run_command("ip", "addr", "add", f"{host.gateway}/30", "dev", host.link)
+    run_command("ip", "link", "set", host.link, "up")
+    ns = ("ip", "-n", host.namespace)
+    run_command(*ns, "addr", "add", f"{host.address}/30", "dev", inner)
+    run_command(*ns, "link", "set", inner, "up")
+    run_command(*ns, "link", "set", "lo", "up")
+    # every address of the root namespace (the other hosts' gateways too) through this link
+    run_command(*ns, "route", "add", "default", "via", host.gateway)
+
+
+@dataclass
+class Lab:
+    """The hosts, HAProxy in front, and the folder that holds their configs and logs."""
+
+    names: str = "ABC"
+    cpus: Mapping[str, str] = field(default_factory=dict)  # host name -> taskset's cores
+    env: Mapping[str, str] = field(default_factory=dict)  # for every host; {gateway} filled in
+    secret: str = field(default_factory=lambda: os.urandom(16).hex())
+    balancer_cpus: str | None = None
+    hosts: dict[str, Host] = field(default_factory=dict)
+    folder: Path = field(default_factory=Path)
+    port: int = 0
+    sticky: bool = True
+    balancer: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def log(self) -> Path:
+        """HAProxy's log: one line per request, ``client backend/server status method uri
+        "cookie"``, and a line for every host that goes down or comes back."""
+        return self.folder / "haproxy.log"
+
+    def host_log(self, name: str) -> Path:
+        return self.folder / f"streamlit-{name}.log"
+
+    def start(self) -> None:
+        """Make the namespaces, start every host and HAProxy; wait until all answer."""
+        require_tools()
+        clean_stale()
+        self.folder = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX))
+        self.folder.chmod(0o700)
+        for index, name in enumerate(self.names, start=1):
+            self.hosts[name] = Host(name, index, self.cpus.get(name))
+            _make_namespace(self.hosts[name])
+        for name in self.names:
+            self.start_host(name, wait=False)
+        for name in self.names:
+            self.wait_healthy(name)
+        self.start_balancer(self.sticky)
+
+    def host_env(self, host: Host) -> dict[str, str]:
+        """The host's environment: this one's, the cookie secret, the lab's ``env`` and the
+        host's own, with ``{gateway}`` replaced by the host-side address."""
+        given = {**self.env, **host.env}
+        extra = {k: v.replace("{gateway}", host.gateway) for k, v in given.items()}
+        return os.environ | {
+            "STREAMLIT_SERVER_COOKIE_SECRET": host.secret,
+            "OPENBLAS_NUM_THREADS": "1",
+            **extra,
+        }
+
+    def start_host(
+        self,
+        name: str,
+        secret: str | None = None,
+        env: Mapping[str, str] | None = None,
+        wait: bool = True,
+    ) -> Host:
+        """Bring the host's link up and start its app (with another cookie secret, or more
+        environment, if given); wait until it is healthy unless ``wait`` is False."""
+        host = self.hosts[name]
+        if host.running():
+            raise RuntimeError(f"host {name} is already running")
+        host.secret, host.env = secret or self.secret, dict(env or {})
+        run_command("ip", "link", "set", host.link, "up")
+        pin = ["taskset", "-c", host.cpus] if host.cpus else []
+        command = ["ip", "netns", "exec", host.namespace, *pin, app_python(), "-m", "streamlit"]
+        command += ["run", "app.py", "--server.address", host.address]
+        command += ["--server.port", str(APP_PORT), "--server.headless", "true"]
+        with self.host_log(name).open("a") as out:
+            host.process = subprocess.Popen(
+                command,
+                cwd=ROOT,
+                env=self.host_env(host),
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        if wait:
+            self.wait_healthy(name)
+        return host
+
+    def wait_healthy(self, name: str, timeout: float = STARTUP_S) -> None:
+        host = self.hosts[name]
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if host.process is None or host.process.poll() is not None:
+                tail = self.host_log(name).read_text()[-3000:]
+                raise RuntimeError(f"host {name} exited early:\n{tail}")
+            if http_get(host.url + "/_stcore/health", timeout=2)[0] == 200:
+                return
+            time.sleep(0.3)
+        raise RuntimeError(f"host {name} not healthy after {timeout} s")
+
+    def stop_host(self, name: str) -> None:
+        """SIGTERM to the host's app (its process group), then its link down."""
+        host = self.hosts[name]
+        if host.process is not None:
+            stop_process(host.process)
+            host.process = None
+        run_command("ip", "link", "set", host.link, "down")
+
+    def start_balancer(self, sticky: bool = True) -> None:
+        """(Re)start HAProxy, with the cookie stickiness or without; wait until it takes
+        connections and sees every running host up."""
+        self.stop_balancer()
+        self.sticky = sticky
+        self.port = free_port()
+        servers = [(h.server, f"{h.address}:{APP_PORT}") for h in self.hosts.values()]
+        config = self.folder / "haproxy.cfg"
+        config.write_text(render_config("127.0.0.1", self.port, servers, self.folder, sticky))
+        pin = ["taskset", "-c", self.balancer_cpus] if self.balancer_cpus else []
+        with self.log.open("a") as out:
+            self.balancer = subprocess.Popen(
+                [*pin, HAPROXY, "-db", "-f", str(config)],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        (self.folder / "haproxy.pid").write_text(str(self.balancer.pid))
+        self.wait_balancer({h.server for h in self.hosts.values() if h.running()})
+
+    def stop_balancer(self) -> None:
+        if self.balancer is not None:
+            stop_process(self.balancer)
+            self.balancer = None
+
+    def states(self) -> dict[str, str]:
+        """HAProxy's view of every host: server name -> "UP", "DOWN", ... ({} if it does not
+        answer yet)."""
+        try:
+            with socket.socket(socket.AF_UNIX) as sock:
+                sock.settimeout(3)
+                sock.connect(str(self.folder / "admin.sock"))
+                sock.sendall(b"show stat\n")
+                data = b"".join(iter(lambda: sock.recv(65536), b""))
+        except OSError:
+            return {}
+        rows = csv.DictReader(io.StringIO(data.decode().lstrip("# ")))
+        return {r["svname"]: r["status"] for r in rows if r["svname"].startswith("h")}
+
+    def wait_balancer(self, up: set[str], timeout: float = 30.0) -> None:
+        """Wait until HAProxy reports the hosts ``up`` as UP and every other one as DOWN."""
+        deadline = time.monotonic() + timeout
+        seen: dict[str, str] = {}
+        while time.monotonic() < deadline:
+            if self.balancer is None or self.balancer.poll() is not None:
+                raise RuntimeError(f"haproxy exited:\n{self.log.read_text()[-3000:]}")
+            seen = self.states()
+            wanted = {s: "UP" if s in up else "DOWN" for s in seen}
+            if seen and seen == wanted:
+                return
+            time.sleep(0.2)
+        raise RuntimeError(f"haproxy never saw {sorted(up)} up: {seen}")
+
+    def log_lines(self) -> list[list[str]]:
+        """HAProxy's request lines, split: [client, backend/server, status, method, uri, cookie]."""
+        lines = self.log.read_text().splitlines() if self.log.exists() else []
+        return [line.split(" ", 5) for line in lines if line.startswith("127.0.0.1 ")]
+
+    def reset(self) -> None:
+        """Back to the starting state: every host running with the lab's secret, HAProxy sticky."""
+        for name, host in self.hosts.items():
+            if host.running() and (host.secret != self.secret or host.env):
+                self.stop_host(name)
+            if not host.running():
+                self.start_host(name)
+        if not self.sticky or self.balancer is None or self.balancer.poll() is not None:
+            self.start_balancer(True)
+        self.wait_balancer({h.server for h in self.hosts.values()})
+
+    def close(self) -> None:
+        """Stop HAProxy and every host, delete the namespaces and links, remove the folder."""
+        with contextlib.suppress(Exception):
+            self.stop_balancer()
+        for host in self.hosts.values():
+            if host.process is not None:
+                with contextlib.suppress(Exception):
+                    stop_process(host.process)
+                host.process = None
+            for command in (
+                ("ip", "netns", "delete", host.namespace),
+                ("ip", "link", "delete", host.link),
+            ):
+                with contextlib.suppress(LabUnavailable):
+                    run_command(*command)
+        with contextlib.suppress(Exception):
+            clean_stale()
+        if self.folder != Path() and self.folder.exists():
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def hosts_lab(**options: object) -> Iterator[Lab]:
+    """A started ``Lab(**options)``, always torn down, even when the block fails or is
+    interrupted."""
+    lab = Lab(**options)  # type: ignore[arg-type]
+    with _sigterm_interrupts():
+        try:
+            lab.start()
+            yield lab
+        finally:
+            lab.close()
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """While the lab runs, SIGTERM (a test runner or CI stopping the run) interrupts like Ctrl+C,
+    so that the teardown runs too; the handler before is put back after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    before = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)

@@ -1,0 +1,157 @@
+"""What the lab makes on the machine: commands, namespaces, links, processes, and what is left.
+
+Every name the lab gives starts with a fixed prefix, so that what an earlier run left (after a
+crash or a kill) is found and removed by the next one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+HAPROXY = "/usr/sbin/haproxy"
+NAMESPACE_PREFIX = "lab-h"  # lab-hA, lab-hB, ...: every namespace the lab makes
+LINK_PREFIX = "lab-v"  # lab-vA, ... in the root namespace; lab-vA-in inside lab-hA
+TEMP_PREFIX = "lab-hosts-"  # the working folder in /tmp: configs, logs, HAProxy's socket
+
+
+class LabUnavailable(RuntimeError):
+    """What the machine lacks to run the hosts (ip, haproxy, root), said plainly."""
+
+
+def run_command(*command: str, check: bool = True) -> str:
+    """Run a command; its stdout. A failure raises with the command and what it said."""
+    done = subprocess.run(command, capture_output=True, text=True, timeout=30, check=False)
+    if check and done.returncode != 0:
+        raise LabUnavailable(f"`{' '.join(command)}` failed: {done.stderr.strip()}")
+    return done.stdout
+
+
+def require_tools() -> None:
+    """Fail with a clear message when ``ip netns``, HAProxy or root is missing."""
+    if shutil.which("ip") is None:
+        raise LabUnavailable("`ip` is missing: apt-get install iproute2")
+    if not os.access(HAPROXY, os.X_OK):
+        raise LabUnavailable(f"{HAPROXY} is missing: apt-get install haproxy")
+    if os.geteuid() != 0:
+        raise LabUnavailable("network namespaces need root (ip netns add)")
+    if shutil.which("taskset") is None:
+        raise LabUnavailable("`taskset` is missing: apt-get install util-linux")
+
+
+def namespaces(prefix: str = "lab-") -> list[str]:
+    """The network namespaces whose name starts with ``prefix``."""
+    listed = run_command("ip", "netns", "list").splitlines()
+    names = [line.split()[0] for line in listed if line.strip()]
+    return [n for n in names if n.startswith(prefix)]
+
+
+def links(prefix: str = LINK_PREFIX) -> list[str]:
+    """The links of the root namespace whose name starts with ``prefix``."""
+    names = [
+        line.split(":")[1].strip().split("@")[0]
+        for line in run_command("ip", "-o", "link", "show").splitlines()
+    ]
+    return [n for n in names if n.startswith(prefix)]
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def children(words: tuple[str, ...] = ("haproxy", "streamlit")) -> list[str]:
+    """This process's children whose command line holds one of ``words``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        with contextlib.suppress(OSError, IndexError):
+            stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            line = _cmdline(int(entry.name))
+            if int(stat[1]) == os.getpid() and stat[0] != "Z" and any(w in line for w in words):
+                found.append(f"{entry.name}: {line}")
+    return found
+
+
+def leftovers() -> list[str]:
+    """What a lab leaves behind if its teardown failed: namespaces, links, child processes."""
+    return (
+        [f"namespace {n}" for n in namespaces()]
+        + [f"link {n}" for n in links()]
+        + [f"process {p}" for p in children()]
+    )
+
+
+def _kill(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+
+
+def clean_stale() -> None:
+    """Remove what an earlier run left: processes in our namespaces, the namespaces, our links,
+    HAProxy started from an old working folder, and the folders."""
+    for name in namespaces(NAMESPACE_PREFIX):
+        for pid in run_command("ip", "netns", "pids", name, check=False).split():
+            _kill(int(pid))
+        run_command("ip", "netns", "delete", name, check=False)
+    for name in links():
+        run_command("ip", "link", "delete", name, check=False)
+    for folder in Path(tempfile.gettempdir()).glob(TEMP_PREFIX + "*"):
+        pid_file = folder / "haproxy.pid"
+        with contextlib.suppress(OSError, ValueError):
+            pid = int(pid_file.read_text())
+            if "haproxy" in _cmdline(pid) and str(folder) in _cmdline(pid):
+                _kill(pid)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def http_get(url: str, timeout: float = 3.0) -> tuple[int, dict[str, str], bytes]:
+    """(status, headers with lowercase names, body) of a GET; status 0 when nothing answers."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            headers = {k.lower(): v for k, v in response.headers.items()}
+            return response.status, headers, response.read()
+    except urllib.error.HTTPError as err:
+        return err.code, {k.lower(): v for k, v in err.headers.items()}, b""
+    except OSError:
+        return 0, {}, b""
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def app_python() -> str:
+    venv = ROOT / ".venv" / "bin" / "python"
+    return str(venv) if venv.exists() else sys.executable
+
+
+def stop_process(process: subprocess.Popen, timeout: float = 15.0) -> None:
+    """SIGTERM to the process group, SIGKILL if it is still there after ``timeout``."""
+    if process.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=timeout)
+    for stream in (process.stdout, process.stderr):
+        if stream is not None:
+            stream.close()
