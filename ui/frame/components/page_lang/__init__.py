@@ -1,0 +1,35 @@
+"""The page's language and title on the document, and its scroll boxes reachable by keyboard.
+
+Streamlit serves every page with ``<html lang="en">`` (streamlit/streamlit#15726) and one page
+title for the app; a screen reader reads a French page with English rules unless ``lang`` says
+``fr``. A box that scrolls sideways (a wide matrix, a long formula on a phone) and holds nothing
+focusable is given ``tabindex="0"`` and a label, so a keyboard can scroll it. The JavaScript
+ships in this folder and runs in the app's own document; it draws nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+_JS = (Path(__file__).parent / "page_lang.js").read_text(encoding="utf-8")
+_mount = st.components.v2.component("attention_lab.page_lang", js=_JS, isolate_styles=False)
+APP_NAME = "Attention Lab"
+SCROLL_LABEL = {
+    "en": "Wide content: scroll it with the arrow keys",
+    "fr": "Contenu large : faites-le défiler avec les flèches",
+}
+
+
+def page_title(name: str) -> str:
+    """The document title of a page: its name, then the app's. Example: "2. Scores" ->
+    "2. Scores · Attention Lab"."""
+    return f"{name} · {APP_NAME}"
+
+
+def page_lang(lang: str, name: str, key: str = "page_lang") -> None:
+    """Set the document's language (``"en"``, ``"fr"``) and title (``page_title(name)``) on
+    this run and after every move to another page (each page mounts it with its own)."""
+    data = {"lang": lang, "title": page_title(name), "scroll": SCROLL_LABEL[lang]}
+    _mount(key=key, data=data | {"hide": f"st-key-{key}"}, height=0)

@@ -1,0 +1,75 @@
+// The document's language and title set to the page's, and its scroll boxes reachable by
+// keyboard. Streamlit's index.html says lang="en" on every page and its page config writes the
+// title on every run, so both are kept: an observer puts them back whenever something else
+// changes them, until the next page's mount gives new ones. A box that scrolls (a wide matrix,
+// a long formula on a phone) and holds nothing focusable gets tabindex="0", so that a keyboard
+// can scroll it (WCAG 2.1.1). data.lang: "en" or "fr"; data.title: the page's title;
+// data.scroll: the label a focusable scroll box is given; data.hide: the class of the element
+// that holds this component, hidden so that it takes no room in the layout.
+const FOCUSABLE = "a[href], button, input, select, textarea, [tabindex]";
+const BOXES = "[data-testid='stMain'] div[class*='st-key-'], .katex-display, pre";
+
+function scrolls(el) {
+  const style = getComputedStyle(el);
+  const x = /(auto|scroll)/.test(style.overflowX) && el.scrollWidth > el.clientWidth + 1;
+  const y = /(auto|scroll)/.test(style.overflowY) && el.scrollHeight > el.clientHeight + 1;
+  return x || y;
+}
+
+function keyboardScroll() {
+  const want = window.__pageLang;
+  for (const el of document.querySelectorAll(BOXES)) {
+    const mine = el.dataset.scrollFocus === "1";
+    if (scrolls(el) && (mine || !el.querySelector(FOCUSABLE))) {
+      if (!mine) {
+        el.dataset.scrollFocus = "1";
+        el.setAttribute("tabindex", "0");
+        el.setAttribute("role", "region");
+      }
+      if (el.getAttribute("aria-label") !== want.scroll) el.setAttribute("aria-label", want.scroll);
+    } else if (mine) {
+      delete el.dataset.scrollFocus;
+      el.removeAttribute("tabindex");
+      el.removeAttribute("role");
+      el.removeAttribute("aria-label");
+    }
+  }
+}
+
+function apply() {
+  const want = window.__pageLang;
+  const root = document.documentElement;
+  if (root.getAttribute("lang") !== want.lang) root.setAttribute("lang", want.lang);
+  if (want.title && document.title !== want.title) document.title = want.title;
+}
+
+export default function ({ data }) {
+  if (!data || typeof data.lang !== "string") return;
+  if (data.hide && !document.getElementById("page-lang-hide")) {
+    const style = document.createElement("style");
+    style.id = "page-lang-hide";
+    style.textContent = `.${CSS.escape(data.hide)} { display: none; }`;
+    document.head.appendChild(style);
+  }
+  window.__pageLang = { lang: data.lang, title: data.title || "", scroll: data.scroll || "" };
+  apply();
+  keyboardScroll();
+  if (!window.__pageLangObserver) {
+    let queued = false;
+    const later = () => {
+      if (queued) return;
+      queued = true;
+      requestAnimationFrame(() => {
+        queued = false;
+        keyboardScroll();
+      });
+    };
+    const head = new MutationObserver(apply);
+    head.observe(document.documentElement, { attributes: true, attributeFilter: ["lang"] });
+    head.observe(document.head, { childList: true, subtree: true, characterData: true });
+    const body = new MutationObserver(later);
+    body.observe(document.body, { childList: true, subtree: true });
+    window.addEventListener("resize", later);
+    window.__pageLangObserver = [head, body];
+  }
+}
