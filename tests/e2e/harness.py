@@ -46,16 +46,29 @@ DEFAULT_TEXT = "the cat sat on mat"
 # --- server --------------------------------------------------------------------------------
 
 
+def worker_ports(ports: range = PORTS) -> range:
+    """This process's share of ``ports``: under pytest-xdist, worker gwN of M takes the N-th of
+    M equal slices, so that two workers never try the same port; alone, all of them."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+    if not worker.startswith("gw") or count <= 1:
+        return ports
+    width = max(len(ports) // count, 1)
+    start = ports.start + (int(worker[2:]) * width) % len(ports)
+    return range(start, min(start + width, ports.stop))
+
+
 def free_port() -> int:
-    """The first port of 8720-8799 that nothing listens on."""
-    for port in PORTS:
+    """The first port of this process's share of 8720-8799 that nothing listens on."""
+    share = worker_ports()
+    for port in share:
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
             try:
                 sock.bind(("127.0.0.1", port))
             except OSError:
                 continue
             return port
-    raise RuntimeError(f"no free port in {PORTS.start}-{PORTS.stop - 1}")
+    raise RuntimeError(f"no free port in {share.start}-{share.stop - 1}")
 
 
 @dataclass

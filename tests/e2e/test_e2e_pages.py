@@ -3,8 +3,11 @@ reads well on a phone."""
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from playwright.sync_api import Browser
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.e2e.harness import (
     SIDEBAR,
@@ -184,7 +187,12 @@ def test_a_finger_on_a_chart_scrolls_the_page_on_a_phone(browser: Browser, serve
         main = page.locator("[data-testid='stMain']")
         before = main.evaluate("el => el.scrollTop")
         touch_drag(page, x, y, 300)
-        page.wait_for_timeout(300)
+        with contextlib.suppress(PlaywrightTimeout):  # until it has scrolled; the assert says
+            page.wait_for_function(
+                "([sel, top]) => document.querySelector(sel).scrollTop >= top",
+                arg=["[data-testid='stMain']", before + 200],
+                timeout=5_000,
+            )
         assert main.evaluate("el => el.scrollTop") >= before + 200
         assert exceptions(page) == [] and session.console.errors == []
     finally:

@@ -57,11 +57,11 @@ def read_qr(page: Page) -> str:
     picture = page.locator("img[src^='data:image/svg+xml']")
     picture.wait_for()
     for _ in range(10):  # the popover fades in: read again until the code is whole
-        page.wait_for_timeout(300)
         grey = np.asarray(Image.open(io.BytesIO(picture.screenshot())).convert("L"))
         found = zxingcpp.read_barcodes(grey)
         if found:
             break
+        page.wait_for_timeout(300)
     assert len(found) == 1, f"{len(found)} codes read"
     return found[0].text
 

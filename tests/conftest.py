@@ -1,0 +1,62 @@
+"""How the tests share the cores: pytest-xdist's worker count and the groups that stay together.
+
+``-n auto`` (pyproject's addopts, scripts/test.sh) gives one worker per core to a run of a
+folder or of the whole suite, and none to a run of named files or tests, which starts faster
+alone. With ``--dist loadgroup`` every test goes to whichever worker is free, except those of
+a group, which all run on one worker, one after the other: the tests that share a module-scoped
+server (one server, not one per worker), those whose fixed ports or names would clash across
+workers, and the multi-host tests, which make and remove network namespaces of fixed names.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+# test files (relative to tests/) whose tests all run on one worker
+ONE_WORKER_FILES = {
+    "e2e/test_e2e_lan.py": "serve-sh-lan",  # a module-scoped scripts/serve.sh
+    "e2e/test_e2e_serve.py": "serve-sh",  # a module-scoped scripts/serve.sh
+    "test_nginx_config.py": "nginx",  # bench.common.free_port: checked, then taken
+}
+# folders (relative to tests/) whose tests all run on one worker
+ONE_WORKER_FOLDERS = {"hosts": "hosts"}
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """One worker per core for a folder or the whole suite; none for named files or tests
+    (PYTEST_XDIST_AUTO_NUM_WORKERS, when set, decides instead)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # xdist's own hook reads it
+    named = [arg for arg in config.args if not arg.startswith("-")]
+    if named and all(is_test_file(arg) for arg in named):
+        return 0
+    return None  # xdist's own hook: the cores this process may use
+
+
+def is_test_file(arg: str) -> bool:
+    """A file or a test id (``tests/test_x.py::test_y``), not a folder."""
+    path = Path(arg.split("::", 1)[0])
+    return "::" in arg or path.suffix == ".py" or path.is_file()
+
+
+def group_of(path: Path) -> str | None:
+    """The xdist group of the tests in ``path``, or None when they may go to any worker."""
+    try:
+        relative = path.resolve().relative_to(TESTS)
+    except ValueError:
+        return None
+    if relative.as_posix() in ONE_WORKER_FILES:
+        return ONE_WORKER_FILES[relative.as_posix()]
+    return ONE_WORKER_FOLDERS.get(relative.parts[0]) if len(relative.parts) > 1 else None
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        group = group_of(item.path)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
