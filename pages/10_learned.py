@@ -11,7 +11,7 @@ from llm.checkpoints import MODEL_FILE
 from llm.head_scores import ROLE_THRESHOLD, induction_target
 from ui.draw.style import Look
 from ui.draw.wire import show_figure, show_pieces
-from ui.frame.controls import BOUND
+from ui.frame.controls import in_link, keep_in_link, start_on
 from ui.frame.page import frame
 from ui.frame.url_values import Choice, IntRange, Refused, Sizes, Value, short
 from ui.lessons.learned import checkpoint, predictions, view
@@ -19,6 +19,9 @@ from ui.text import md_escape, num, translator
 from ui.text.learned import TEXT
 
 DEFAULT_SENTENCE = "the cat sat on the mat . the cat sat on the mat"
+# the page's controls rerun their section alone: kept for the session, written to the link
+# by in_link (ui.frame.controls)
+KEPT = {"persist_state": "session"}
 
 
 class Sentence(Value):
@@ -54,7 +57,7 @@ SENTENCE = Sentence("sentence", default=DEFAULT_SENTENCE)
 # word (the default, 31, means the last word whatever the sentence)
 last_place = (final.max_len if final is not None else 1) - 1
 POSITION = Position("position", 0, last_place, default=last_place, message=(TEXT, "position_fixed"))
-s = frame("page_learned", values=(SENTENCE, STEP, POSITION), shared=False)
+s = frame("page_learned", values=(SENTENCE, STEP, POSITION), uses=())
 t = translator(TEXT, s.lang)
 
 
@@ -97,116 +100,138 @@ about.write(
         steps=steps[-1],
     )
 )
-about.caption(t("sidebar"))
 
-# --- the sentence and the step ---------------------------------------------------------------
-sentence_box, step_box = st.columns([3, 2], gap="large") if s.present else (st, st)
-text = sentence_box.text_input(
-    t("sentence"),
-    value=DEFAULT_SENTENCE,
-    max_chars=llm.MAX_CHARS,
-    help=t("sentence_help", max_len=final.max_len),
-    key="sentence",
-    **BOUND,
-)
-sentence_box.caption(t("vocab", n=len(final.vocab), words=md_escape(" ".join(final.vocab))))
-try:
-    ids = final.encode(text)
-except llm.LabError as err:
-    fields = dict(err.params)
-    if err.code == "unknown_words":
-        fields = {"words": ", ".join(f"“{md_escape(w)}”" for w in err.params["words"])}
-    st.warning(t(f"err_{err.code}", n=len(final.vocab), **fields), icon=":material/warning:")
-    ids = final.encode(DEFAULT_SENTENCE)
-words = [final.vocab[i] for i in ids]
-labels = llm.token_labels(words)
 
-step = step_box.select_slider(
-    t("step"),
-    options=list(steps),
-    value=s.value("step"),
-    help=t("step_help", count=len(steps), last=steps[-1]),
-    key="step",
-    **BOUND,
-)
-
-# --- every head --------------------------------------------------------------------------------
-st.subheader(t("patterns", step=step), anchor=False)
-st.write(t("patterns_intro", threshold=n(ROLE_THRESHOLD, 1)))
-look = Look.of(s)
-shown = view(step=step, ids=tuple(ids), lang=s.lang, phone=look.phone, scale=look.scale)
-# the colour scale over the first head, then the heads side by side where the column holds
-# them (two in 1280 × 720's column), one a row where it does not
-show_figure(shown.scale, key="patterns-scale")
-show_pieces(shown.heads, key="patterns")
-st.write(t("composition"))
-
-# --- what comes next ---------------------------------------------------------------------------
-st.subheader(t("predictions"), anchor=False)
-last = len(ids) - 1
-ss = st.session_state
-asked = ss.get("position", s.value("position"))  # the session's, or the link's on a first visit
-if asked > last:  # past the sentence's last word: that word (a shorter sentence, or the default)
-    if asked != POSITION.default:
-        st.info(t("position_past", value=asked, last=last), icon=":material/info:")
-    ss["position"] = last
-position = (
-    st.slider(
-        t("position"),
-        0,
-        last,
-        value=last,
-        help=t("position_help"),
-        key="position",
-        **BOUND,
+def sentence_and_step() -> tuple[list[int], list[str], list[str], int]:
+    """The sentence (a text the model cannot read said why and replaced by the default one)
+    and the training step: (ids, words, labels, step)."""
+    sentence_box, step_box = st.columns([3, 2], gap="large") if s.present else (st, st)
+    # the frame reads a missing sentence as "" (any text is a sentence): the default, then
+    linked = "sentence" in st.query_params or "sentence" in st.session_state
+    start_on(SENTENCE, s.value("sentence") if linked else DEFAULT_SENTENCE)
+    start_on(STEP, s.value("step"))
+    text = sentence_box.text_input(
+        t("sentence"),
+        value=DEFAULT_SENTENCE,
+        max_chars=llm.MAX_CHARS,
+        help=t("sentence_help", max_len=final.max_len),
+        key="sentence",
+        **KEPT,
     )
-    if last > 0
-    else 0
-)
-st.write(t("predictions_intro", word=md_escape(labels[position]), i=position))
-chart = predictions(
-    step=step, ids=tuple(ids), position=position, lang=s.lang, phone=look.phone, scale=look.scale
-)
-show_figure(chart, key="predictions")
-target = induction_target(ids, position)
-if target is not None:
-    st.caption(t("repeat_note", word=md_escape(words[position]), after=md_escape(words[target])))
+    in_link(SENTENCE, text)
+    sentence_box.caption(t("vocab", n=len(final.vocab), words=md_escape(" ".join(final.vocab))))
+    try:
+        ids = final.encode(text)
+    except llm.LabError as err:
+        fields = dict(err.params)
+        if err.code == "unknown_words":
+            fields = {"words": ", ".join(f"“{md_escape(w)}”" for w in err.params["words"])}
+        st.warning(t(f"err_{err.code}", n=len(final.vocab), **fields), icon=":material/warning:")
+        ids = final.encode(DEFAULT_SENTENCE)
+    words = [final.vocab[i] for i in ids]
+    step = step_box.select_slider(
+        t("step"),
+        options=list(steps),
+        value=s.value("step"),
+        help=t("step_help", count=len(steps), last=steps[-1]),
+        key="step",
+        **KEPT,
+    )
+    in_link(STEP, step)
+    return ids, words, llm.token_labels(words), step
 
-# --- training ------------------------------------------------------------------------------------
-st.subheader(t("training"), anchor=False)
-n_vocab = len(final.vocab)
-st.write(t("training_intro", n_vocab=n_vocab, ln_v=n(float(np.log(n_vocab)))))
-keys = ["loss"] + [f"scores{layer}" for layer in range(spec.n_layers)]
-for key, fig in zip(keys, shown.training):
-    show_figure(fig, key=key)
-formed = behaviour.formation(history)
-if formed is None:
-    st.write(t("not_formed"))
-else:
-    at, layer, head = formed
-    before, after = max(0, at - 100), min(steps[-1], at + 100)
-    around = behaviour.loss_at(history, np.array([before, after]))
-    st.write(
-        t(
-            "formed",
-            layer=layer,
-            head=head,
-            step=at,
-            before=n(around[0]),
-            after=n(around[1]),
-            step_before=before,
-            step_after=after,
+
+def position_slider(last: int) -> int:
+    """The position whose next word is read; one past the sentence's last word reads that word.
+    The link leaves out the last word's position, as it means the last word."""
+    ss = st.session_state
+    asked = ss.get("position", s.value("position"))  # the session's, or the link's on a first visit
+    if (
+        asked > last
+    ):  # past the sentence's last word: that word (a shorter sentence, or the default)
+        if asked != POSITION.default:
+            st.info(t("position_past", value=asked, last=last), icon=":material/info:")
+        asked = last
+    ss["position"] = asked
+    position = 0
+    if last > 0:
+        position = st.slider(
+            t("position"), 0, last, value=last, help=t("position_help"), key="position", **KEPT
         )
+    keep_in_link("position", str(position), str(last))
+    return position
+
+
+@st.fragment
+def next_word(step: int, ids: tuple[int, ...], words: list[str], labels: list[str]) -> None:
+    """What comes next, a section that reruns alone: the position read and the model's top
+    five next words there, at ``step``."""
+    position = position_slider(len(ids) - 1)
+    st.write(t("predictions_intro", word=md_escape(labels[position]), i=position))
+    look = Look.of(s)
+    chart = predictions(
+        step=step, ids=ids, position=position, lang=s.lang, phone=look.phone, scale=look.scale
     )
-best = behaviour.best_heads(history, step)
-st.write(
-    t(
-        "now",
-        step=step,
-        loss=n(behaviour.loss_at(history, np.array([step]))[0]),
-        **named(best),
-    )
-)
+    show_figure(chart, key="predictions")
+    target = induction_target(list(ids), position)
+    if target is not None:
+        st.caption(
+            t("repeat_note", word=md_escape(words[position]), after=md_escape(words[target]))
+        )
+
+
+def training(step: int, shown: object) -> None:
+    """The loss and every head's scores through training, when the induction head formed, and
+    the best heads at ``step``."""
+    st.subheader(t("training"), anchor=False)
+    n_vocab = len(final.vocab)
+    st.write(t("training_intro", n_vocab=n_vocab, ln_v=n(float(np.log(n_vocab)))))
+    keys = ["loss"] + [f"scores{layer}" for layer in range(spec.n_layers)]
+    for key, fig in zip(keys, shown.training):
+        show_figure(fig, key=key)
+    formed = behaviour.formation(history)
+    if formed is None:
+        st.write(t("not_formed"))
+    else:
+        at, layer, head = formed
+        before, after = max(0, at - 100), min(steps[-1], at + 100)
+        around = behaviour.loss_at(history, np.array([before, after]))
+        st.write(
+            t(
+                "formed",
+                layer=layer,
+                head=head,
+                step=at,
+                before=n(around[0]),
+                after=n(around[1]),
+                step_before=before,
+                step_after=after,
+            )
+        )
+    loss = n(behaviour.loss_at(history, np.array([step]))[0])
+    st.write(t("now", step=step, loss=loss, **named(behaviour.best_heads(history, step))))
+
+
+@st.fragment
+def model_at_step() -> None:
+    """The sentence, the step and everything they change, a section that reruns alone: every
+    head, what comes next (its position a section of its own) and the training."""
+    ids, words, labels, step = sentence_and_step()
+    st.subheader(t("patterns", step=step), anchor=False)
+    st.write(t("patterns_intro", threshold=n(ROLE_THRESHOLD, 1)))
+    look = Look.of(s)
+    shown = view(step=step, ids=tuple(ids), lang=s.lang, phone=look.phone, scale=look.scale)
+    # the colour scale over the first head, then the heads side by side where the column holds
+    # them (two in 1280 × 720's column), one a row where it does not
+    show_figure(shown.scale, key="patterns-scale")
+    show_pieces(shown.heads, key="patterns")
+    st.write(t("composition"))
+    st.subheader(t("predictions"), anchor=False)
+    next_word(step, tuple(ids), words, labels)
+    training(step, shown)
+
+
+model_at_step()
 
 # --- the shipped model's numbers -------------------------------------------------------------
 numbers = history.behaviour

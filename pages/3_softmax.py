@@ -2,6 +2,7 @@
 changes with a temperature or without √d_k."""
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 import llm
 from llm.attention import scale_mask_softmax, softmax
@@ -9,6 +10,7 @@ from ui.draw.sections import folded, lazy_tabs, show_code
 from ui.draw.style import Look
 from ui.draw.tables import matrix_table
 from ui.draw.wire import show_figure, show_figures
+from ui.frame.controls import in_link, start_on
 from ui.frame.follow import TOKEN, following, token_chips
 from ui.frame.page import frame
 from ui.frame.url_values import Flag, FloatRange
@@ -38,54 +40,51 @@ st.latex(
 st.write(t("intro"))
 st.info(t("mask") if s.causal else t("no_mask"))
 
-# --- the what-ifs: a temperature and the √d_k switch (the chapter: τ = 1, with √d_k)
-st.subheader(t("whatif"), anchor=False)
-st.write(t("whatif_intro"))
-# presenter mode: the token chips share the controls' row, so that the charts start on the
-# projector's first screen
-if s.present:
-    tau_col, scale_col, chips_col = st.columns([3, 2, 4], vertical_alignment="bottom")
-else:
-    tau_col, scale_col = st.columns([3, 2], vertical_alignment="bottom")
-    chips_col = None  # under the what-if's note and formula
-tau = tau_col.slider(
-    t("temperature"),
-    llm.MIN_TEMPERATURE,
-    llm.MAX_TEMPERATURE,
-    value=1.0,
-    step=0.05,
-    format="%.2f",
-    help=t("temperature_help"),
-    key="temperature",
-    bind="query-params",
-    persist_state="session",
-)
-if s.lang == "fr":
-    # a slider's format has no decimal comma and "localized" follows the browser's locale,
-    # not the page's: in French the slider's own numbers give way to a caption that writes
-    # them with the comma; the link keeps temperature=0.5
-    st.html(TAU_IN_WORDS_CSS)
-    tau_col.caption(
-        t(
-            "temperature_value",
-            tau=num(tau, 2, s.lang),
-            low=num(llm.MIN_TEMPERATURE, 2, s.lang),
-            high=num(llm.MAX_TEMPERATURE, 0, s.lang),
-        )
+
+def what_if_controls() -> tuple[float, bool, DeltaGenerator | None]:
+    """The temperature and the √d_k switch, side by side: (τ, with √d_k, the token chips'
+    column in presenter mode, else None)."""
+    # presenter mode: the token chips share the controls' row, so that the charts start on the
+    # projector's first screen
+    if s.present:
+        tau_col, scale_col, chips_col = st.columns([3, 2, 4], vertical_alignment="bottom")
+    else:
+        tau_col, scale_col = st.columns([3, 2], vertical_alignment="bottom")
+        chips_col = None  # under the what-if's note and formula
+    start_on(TEMPERATURE, s.value("temperature"))
+    start_on(SCALE, s.value("scale"))
+    tau = tau_col.slider(
+        t("temperature"),
+        llm.MIN_TEMPERATURE,
+        llm.MAX_TEMPERATURE,
+        value=1.0,
+        step=0.05,
+        format="%.2f",
+        help=t("temperature_help"),
+        key="temperature",
+        persist_state="session",  # in the link through in_link: the section reruns alone
     )
-scale = scale_col.toggle(
-    t("scale"),
-    value=True,
-    help=t("scale_help"),
-    key="scale",
-    bind="query-params",
-    persist_state="session",
-)
-moved = tau != 1.0 or not scale
-# the chapter's formula (τ = 1, with √d_k) is the frame's own lab, the one every page shows
-lab = compute_lab(s.setting, tau, scale) if moved else s.lab
-head = lab.trace.heads[s.head]
-if moved:
+    in_link(TEMPERATURE, tau)
+    if s.lang == "fr":
+        # a slider's format has no decimal comma and "localized" follows the browser's locale,
+        # not the page's: in French the slider's own numbers give way to a caption that writes
+        # them with the comma; the link keeps temperature=0.5
+        st.html(TAU_IN_WORDS_CSS)
+        low, high = num(llm.MIN_TEMPERATURE, 2, s.lang), num(llm.MAX_TEMPERATURE, 0, s.lang)
+        tau_col.caption(t("temperature_value", tau=num(tau, 2, s.lang), low=low, high=high))
+    scale = scale_col.toggle(
+        t("scale"),
+        value=True,
+        help=t("scale_help"),
+        key="scale",
+        persist_state="session",
+    )
+    in_link(SCALE, scale)
+    return tau, scale, chips_col
+
+
+def moved_note(tau: float, scale: bool) -> None:
+    """What the what-ifs changed, and the formula they compute."""
     # presenter mode: the note and its formula side by side, one line for both
     note_box, tex_box = st.columns(2, vertical_alignment="center") if s.present else (st, st)
     note_box.info(
@@ -97,63 +96,98 @@ if moved:
     tau_tex = f"{tau:g}".replace(".", "{,}") if s.lang == "fr" else f"{tau:g}"
     tex_box.latex(rf"{formula},\quad \tau = {tau_tex}")
 
-with chips_col if chips_col is not None else st.container():
-    i = token_chips(labels, s.lang, s.value("token"))
-    st.caption(following(labels, i, s.lang))
 
-figures = softmax_figures(s.setting, Look.of(s), s.head, tau, scale, i)
-heatmaps = [key for key in ("scaled", "masked", "pattern") if key in figures]
-# side by side, each at its cells' own size, wrapping onto the next row where the row is full
-show_figures([(figures[key], key) for key in heatmaps], key="softmax_maps")
-show_figure(figures["row_entropy"], key="row_entropy")
-entropy = llm.row_entropy(head.pattern)
-ceiling = llm.max_row_entropy(n_tokens, s.causal)
-st.caption(
-    t(
-        "entropy_caption",
-        mean=num(float(entropy.mean()), 3, s.lang),
-        top=num(float(ceiling.mean()), 3, s.lang),
-        keys_rule=t("keys_causal")
-        if s.causal
-        else (t("keys_all", t=n_tokens) if n_tokens > 1 else t("keys_one")),
-    )
-)
-
-pattern_tab, scaled_tab = lazy_tabs(["A", "S / √d_k"], key="softmax_tables")
-if pattern_tab is not None:
-    with pattern_tab:
-        matrix_table(head.pattern, labels, labels, name="A", key=f"pattern_h{s.head}", lang=s.lang)
-if scaled_tab is not None:
-    with scaled_tab:
-        matrix_table(
-            head.scaled, labels, labels, name="S / √d_k", key=f"scaled_h{s.head}", lang=s.lang
+def maps(figures: dict[str, dict], head: llm.HeadTrace) -> None:
+    """S, the mask and A side by side, the row entropies and what they reach."""
+    heatmaps = [key for key in ("scaled", "masked", "pattern") if key in figures]
+    # side by side, each at its cells' own size, wrapping onto the next row where the row is full
+    show_figures([(figures[key], key) for key in heatmaps], key="softmax_maps")
+    show_figure(figures["row_entropy"], key="row_entropy")
+    entropy = llm.row_entropy(head.pattern)
+    ceiling = llm.max_row_entropy(n_tokens, s.causal)
+    st.caption(
+        t(
+            "entropy_caption",
+            mean=num(float(entropy.mean()), 3, s.lang),
+            top=num(float(ceiling.mean()), 3, s.lang),
+            keys_rule=t("keys_causal")
+            if s.causal
+            else (t("keys_all", t=n_tokens) if n_tokens > 1 else t("keys_one")),
         )
-sums = ("\u00a0; " if s.lang == "fr" else ", ").join(
-    num(float(v), 6, s.lang) for v in llm.row_sums(head.pattern)
-)
-st.caption(t("row_sums", sums=sums))
+    )
 
-# --- why √d_k: the spread of q·k as d_k grows, on this lab's X and seed
-st.subheader(t("why_title"), anchor=False)
-st.write(t("why_intro"))
-show_figure(why_sqrt_figure(setting=s.setting, look=Look.of(s)), key="why_sqrt_dk")
-sweep = scaling_lab(s.setting)
-if sweep.exponent == sweep.exponent:  # NaN for one token: every spread is 0
-    st.caption(t("why_caption", p=num(sweep.exponent, 2, s.lang)))
-else:
-    st.caption(t("why_one_token"))
 
-if (box := folded(t("code"), key="softmax_code")) is not None:
-    with box:
-        agreement = head_agreement(s.setting, s.head, tau, scale)
-        diff = num(agreement["pattern"], 1, s.lang, "e")
-        if moved:
-            no_scale = "" if scale else t("no_scale_readable")
-            st.caption(t("engine_note_whatif", diff=diff, no_scale=no_scale))
-        else:
-            st.caption(t("engine_note", diff=diff))
-        show_code(softmax, scale_mask_softmax)
+def tables(head: llm.HeadTrace) -> None:
+    """A and S/√d_k as tables (built when their tab opens), and A's row sums."""
+    pattern_tab, scaled_tab = lazy_tabs(["A", "S / √d_k"], key="softmax_tables")
+    if pattern_tab is not None:
+        with pattern_tab:
+            matrix_table(
+                head.pattern, labels, labels, name="A", key=f"pattern_h{s.head}", lang=s.lang
+            )
+    if scaled_tab is not None:
+        with scaled_tab:
+            matrix_table(
+                head.scaled, labels, labels, name="S / √d_k", key=f"scaled_h{s.head}", lang=s.lang
+            )
+    sums = ("\u00a0; " if s.lang == "fr" else ", ").join(
+        num(float(v), 6, s.lang) for v in llm.row_sums(head.pattern)
+    )
+    st.caption(t("row_sums", sums=sums))
 
-if moved:
-    st.info(t("turn_note"), icon=":material/info:")
+
+def why_sqrt() -> None:
+    """Why √d_k: the spread of q·k as d_k grows, on this lab's X and seed."""
+    st.subheader(t("why_title"), anchor=False)
+    st.write(t("why_intro"))
+    show_figure(why_sqrt_figure(setting=s.setting, look=Look.of(s)), key="why_sqrt_dk")
+    sweep = scaling_lab(s.setting)
+    if sweep.exponent == sweep.exponent:  # NaN for one token: every spread is 0
+        st.caption(t("why_caption", p=num(sweep.exponent, 2, s.lang)))
+    else:
+        st.caption(t("why_one_token"))
+
+
+def readable_code(tau: float, scale: bool, moved: bool) -> None:
+    """The readable code (folded), and how close it comes to the engine at these what-ifs."""
+    if (box := folded(t("code"), key="softmax_code")) is not None:
+        with box:
+            agreement = head_agreement(s.setting, s.head, tau, scale)
+            diff = num(agreement["pattern"], 1, s.lang, "e")
+            if moved:
+                no_scale = "" if scale else t("no_scale_readable")
+                st.caption(t("engine_note_whatif", diff=diff, no_scale=no_scale))
+            else:
+                st.caption(t("engine_note", diff=diff))
+            show_code(softmax, scale_mask_softmax)
+
+
+@st.fragment
+def what_ifs() -> None:
+    """The what-ifs and everything they change, a section that reruns alone: the temperature,
+    the √d_k switch and the token chips, S, the mask, A and its entropies, the tables, the
+    readable code's agreement and the note above the exercise. The √d_k measurement between
+    them depends on none of them; it stays in the section, in the page's order."""
+    st.subheader(t("whatif"), anchor=False)
+    st.write(t("whatif_intro"))
+    tau, scale, chips_col = what_if_controls()
+    moved = tau != 1.0 or not scale
+    # the chapter's formula (τ = 1, with √d_k) is the frame's own lab, the one every page shows
+    lab = compute_lab(s.setting, tau, scale) if moved else s.lab
+    head = lab.trace.heads[s.head]
+    if moved:
+        moved_note(tau, scale)
+    with chips_col if chips_col is not None else st.container():
+        i = token_chips(labels, s.lang, s.value("token"))
+        st.caption(following(labels, i, s.lang))
+    maps(softmax_figures(s.setting, Look.of(s), s.head, tau, scale, i), head)
+    tables(head)
+    why_sqrt()
+    readable_code(tau, scale, moved)
+    if moved:
+        st.info(t("turn_note"), icon=":material/info:")
+
+
+# --- the what-ifs: a temperature and the √d_k switch (the chapter: τ = 1, with √d_k)
+what_ifs()
 your_turn(s.lang, s.lab, "softmax", s.head, s.causal)  # the chapter's lab: τ = 1, with √d_k

@@ -29,67 +29,80 @@ st.latex(r"Z = A\,V,\qquad z_i = \sum_{j} A_{ij}\, v_j")
 st.write(t("intro"))
 st.write(t("whole"))
 
-# the followed token: its row outlined in the three heatmaps, its output rebuilt further down
-i = token_chips(labels, s.lang, s.value("token"))
-last = len(labels) - 1
-look = Look.of(s)
-pattern_map = heatmap(
-    head.pattern,
-    labels,
-    labels,
-    title=t("pattern_map"),
-    zmin=0.0,
-    zmax=1.0,
-    masked=~s.lab.trace.mask,
-    masked_label=t("masked_cell"),
-    x_title=t("key"),
-    y_title=t("query"),
-    look=look,
-)
-v_map = heatmap(
-    head.v, labels, v_cols, title=t("v_map"), signed=True, y_title=t("token"), look=look
-)
-z_map = heatmap(
-    head.z, labels, z_cols, title=t("z_map"), signed=True, y_title=t("token"), look=look
-)
-# A, V and Z side by side, each at its cells' own size, wrapping where the row is full
-show_figures(
-    [
-        (outline_row(fig, i), key)
-        for fig, key in ((pattern_map, "pattern_map"), (v_map, "v_map"), (z_map, "z_map"))
-    ],
-    key="mix_maps",
-)
-left, right = st.columns(2)
-with left:
-    matrix_table(head.v, labels, v_cols, name="V", key=f"v_h{s.head}", lang=s.lang)
-with right:
-    matrix_table(head.z, labels, z_cols, name="Z", key=f"z_h{s.head}", lang=s.lang)
 
-st.subheader(t("follow_head"), anchor=False)
-st.markdown(t("picked", label=md_escape(labels[i]), i=i))
-st.caption(t("token_help"))
+def mix_maps(i: int) -> None:
+    """A, V and Z side by side, row ``i`` outlined in each, and V and Z as tables."""
+    look = Look.of(s)
+    pattern_map = heatmap(
+        head.pattern,
+        labels,
+        labels,
+        title=t("pattern_map"),
+        zmin=0.0,
+        zmax=1.0,
+        masked=~s.lab.trace.mask,
+        masked_label=t("masked_cell"),
+        x_title=t("key"),
+        y_title=t("query"),
+        look=look,
+    )
+    v_map = heatmap(
+        head.v, labels, v_cols, title=t("v_map"), signed=True, y_title=t("token"), look=look
+    )
+    z_map = heatmap(
+        head.z, labels, z_cols, title=t("z_map"), signed=True, y_title=t("token"), look=look
+    )
+    # A, V and Z side by side, each at its cells' own size, wrapping where the row is full
+    show_figures(
+        [
+            (outline_row(fig, i), key)
+            for fig, key in ((pattern_map, "pattern_map"), (v_map, "v_map"), (z_map, "z_map"))
+        ],
+        key="mix_maps",
+    )
+    left, right = st.columns(2)
+    with left:
+        matrix_table(head.v, labels, v_cols, name="V", key=f"v_h{s.head}", lang=s.lang)
+    with right:
+        matrix_table(head.z, labels, z_cols, name="Z", key=f"z_h{s.head}", lang=s.lang)
 
-contributions = llm.value_contributions(head.pattern, head.v, i)  # [T, d_head]
-rows = [
-    f"{num(float(p), 3, s.lang)} × v({label})"
-    for p, label in zip(head.pattern[i], labels, strict=True)
-]
-st.markdown(f"**{t('contrib_head', i=i)}**")
-st.caption(t("contrib_caption", i=i))
-matrix_table(
-    contributions, rows, v_cols, name=f"A[{i}][j] × v_j", key=f"contrib_h{s.head}_t{i}", lang=s.lang
-)
-if s.causal and i < last:
-    st.caption(t("masked_note", i=i))
 
-st.markdown(f"**{t('sum_head')}**")
-total = llm.column_sums(contributions)  # [d_head]
-sum_rows = [t("sum_row", i=i), t("z_row", i=i)]
-number_table(np.stack([total, head.z[i]]), sum_rows, z_cols, lang=s.lang, key="sum_table", digits=6)
-st.metric(
-    t("check", i=i), num(llm.max_abs_diff(total, head.z[i]), 1, s.lang, "e"), help=t("check_help")
-)
+def token_output(i: int) -> None:
+    """Token ``i``'s output row built from its pattern row times each value row, and their sum
+    checked against Z's row."""
+    st.subheader(t("follow_head"), anchor=False)
+    st.markdown(t("picked", label=md_escape(labels[i]), i=i))
+    st.caption(t("token_help"))
+    contributions = llm.value_contributions(head.pattern, head.v, i)  # [T, d_head]
+    rows = [
+        f"{num(float(p), 3, s.lang)} × v({label})"
+        for p, label in zip(head.pattern[i], labels, strict=True)
+    ]
+    st.markdown(f"**{t('contrib_head', i=i)}**")
+    st.caption(t("contrib_caption", i=i))
+    name, key = f"A[{i}][j] × v_j", f"contrib_h{s.head}_t{i}"
+    matrix_table(contributions, rows, v_cols, name=name, key=key, lang=s.lang)
+    if s.causal and i < len(labels) - 1:
+        st.caption(t("masked_note", i=i))
+    st.markdown(f"**{t('sum_head')}**")
+    total = llm.column_sums(contributions)  # [d_head]
+    sum_rows = [t("sum_row", i=i), t("z_row", i=i)]
+    table = np.stack([total, head.z[i]])
+    number_table(table, sum_rows, z_cols, lang=s.lang, key="sum_table", digits=6)
+    diff = num(llm.max_abs_diff(total, head.z[i]), 1, s.lang, "e")
+    st.metric(t("check", i=i), diff, help=t("check_help"))
+
+
+@st.fragment
+def followed() -> None:
+    """The followed token, a section that reruns alone: its chips, its row outlined in the three
+    heatmaps, and its output rebuilt."""
+    i = token_chips(labels, s.lang, s.value("token"))
+    mix_maps(i)
+    token_output(i)
+
+
+followed()
 
 with st.expander(t("why")):
     st.markdown(t("why_body"))

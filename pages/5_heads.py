@@ -48,39 +48,34 @@ if cfg.n_heads == 1:
 else:
     st.subheader(t("patterns", n_heads=cfg.n_heads), anchor=False)
 st.write(t("patterns_intro"))
-i = token_chips(labels, s.lang, s.value("token"))
-st.caption(following(labels, i, s.lang))
-look = Look.of(s)
-# page 5's figures are built once for each setting and look (ui.draw.headview)
-pieces = patterns_figures(s.setting, look, token=i)
-# the grid's pieces side by side, wrapping onto the next row where the column ends
-show_pieces(pieces, key="patterns")
 
-st.subheader(t("headview"), anchor=False)
-st.write(t("headview_intro"))
-view_col, pick_col = st.columns([3, 2])
-with pick_col:
-    drawn = st.pills(
-        t("headview_pick"),
-        list(range(cfg.n_heads)),
-        selection_mode="multi",
-        default=[s.head],
-        format_func=lambda h: t("bar_label", h=h),
-        help=t("headview_help"),
-        wrap=True,  # in a column the chips would stay on one row, cut where the column ends
-        key=f"headview_heads_{cfg.n_heads}",  # another head count, another set of chips
-    )
-with view_col:
-    if drawn:
-        view = head_view_drawing(s.setting, look, heads=tuple(sorted(drawn)), token=i)
-        show_head_view(view, key="headview")
-    else:
-        st.info(t("headview_none"), icon=":material/info:")
-with pick_col:
+
+@st.fragment
+def head_view(look: Look, i: int) -> None:
+    """The head view and its head picker, a section that reruns alone: a line per query-key pair
+    of each head picked, token ``i`` followed."""
+    view_col, pick_col = st.columns([3, 2])
+    with pick_col:
+        drawn = st.pills(
+            t("headview_pick"),
+            list(range(cfg.n_heads)),
+            selection_mode="multi",
+            default=[s.head],
+            format_func=lambda h: t("bar_label", h=h),
+            help=t("headview_help"),
+            wrap=True,  # in a column the chips would stay on one row, cut where the column ends
+            key=f"headview_heads_{cfg.n_heads}",  # another head count, another set of chips
+        )
+    with view_col:
+        if drawn:
+            view = head_view_drawing(s.setting, look, heads=tuple(sorted(drawn)), token=i)
+            show_head_view(view, key="headview")
+        else:
+            st.info(t("headview_none"), icon=":material/info:")
     if drawn:
         pairs = int(trace.mask.sum())
         heads_word = t("head_one" if len(drawn) == 1 else "head_many")
-        st.caption(
+        pick_col.caption(
             t(
                 "headview_lines",
                 lines=pairs * len(drawn),  # one line per unmasked pair and head drawn
@@ -88,6 +83,26 @@ with pick_col:
                 heads=f"{len(drawn)} {heads_word}",
             )
         )
+
+
+@st.fragment
+def followed() -> None:
+    """The followed token, a section that reruns alone: its chips, its row outlined in every
+    head's pattern, and the head view (itself a section of its own for the head picker)."""
+    i = token_chips(labels, s.lang, s.value("token"))
+    st.caption(following(labels, i, s.lang))
+    look = Look.of(s)
+    # page 5's figures are built once for each setting and look (ui.draw.headview)
+    pieces = patterns_figures(s.setting, look, token=i)
+    # the grid's pieces side by side, wrapping onto the next row where the column ends
+    show_pieces(pieces, key="patterns")
+    st.subheader(t("headview"), anchor=False)
+    st.write(t("headview_intro"))
+    head_view(look, i)
+
+
+followed()
+look = Look.of(s)
 
 st.subheader(t("entropy"), anchor=False)
 one = n_tokens == 1  # "1 token", never "1 tokens"

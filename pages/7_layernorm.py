@@ -10,6 +10,7 @@ from ui.draw.sections import folded, show_code
 from ui.draw.style import Look
 from ui.draw.tables import matrix_table, number_table
 from ui.draw.wire import show_figures, show_pieces
+from ui.frame.controls import in_link, start_on
 from ui.frame.page import frame
 from ui.frame.url_values import Choice, Refused, Sizes
 from ui.lab.compute import layer_norm_agreement
@@ -62,70 +63,83 @@ st.markdown(f"- {t('reason_gradient')}\n- {t('reason_drift')}")
 st.write(t("residual"))
 st.write(t("layernorm"))
 
-ss = st.session_state
-linked = st.query_params.get("eps")
-if "eps" not in ss and linked is not None and linked != eps_label(s.value("eps")):
-    # another spelling of an offered eps (eps=1e-05, eps=0.00001): the slider knows only its
-    # own labels, so it starts on the number the frame read ...
-    ss["eps"], ss["_eps_respelled"] = s.value("eps"), True
-elif ss.pop("_eps_respelled", False):
-    # ... and, set again once the slider exists, reaches the link in the slider's spelling
-    ss["eps"], ss["_eps_sync"] = ss["eps"], True
-eps = st.select_slider(
-    t("eps"),
-    options=EPS_OPTIONS,
-    value=EPS_DEFAULT,
-    format_func=eps_label,
-    help=t("eps_help"),
-    key="eps",
-    bind="query-params",
-    persist_state="session",
+
+def eps_slider() -> float:
+    """The eps slider, started on the link's number whatever its spelling (eps=1e-05,
+    eps=0.00001): the link then takes the slider's own spelling."""
+    start_on(EPS, s.value("eps"))
+    eps = st.select_slider(
+        t("eps"),
+        options=EPS_OPTIONS,
+        value=EPS_DEFAULT,
+        format_func=eps_label,
+        help=t("eps_help"),
+        key="eps",
+        persist_state="session",  # in the link through in_link: the section reruns alone
+    )
+    in_link(EPS, eps)
+    return eps
+
+
+def row_stats_section(figures: dict, resid: np.ndarray, ln_out: np.ndarray) -> None:
+    """Each row's mean and std before and after LayerNorm: two charts and their table."""
+    mean_before, std_before = llm.row_stats(resid)
+    mean_after, std_after = llm.row_stats(ln_out)
+    st.subheader(t("stats"), anchor=False)
+    st.write(t("stats_intro"))
+    # side by side where both fit, one under the other where not (a phone, a narrow window)
+    means_chart, stds_chart = figures["row_stats"]
+    show_figures([(means_chart, "means"), (stds_chart, "stds")], key="row_stats")
+    st.caption(t("means_after"))
+    stats_cols = [t("mean_before"), t("std_before"), t("mean_after"), t("std_after")]
+    # six decimals, so a std of 0.99999 does not read as 1; the mean after in scientific notation,
+    # so its -2.8e-17 shows what "0 up to floating-point precision" means (an exact 0 reads "0")
+    number_table(
+        np.column_stack([mean_before, std_before, mean_after, std_after]),
+        labels,
+        stats_cols,
+        lang=s.lang,
+        key="row_stats",
+        digits=6,
+        kinds={t("mean_after"): (1, "e")},
+    )
+    st.info(t("std_below"))
+    st.caption(t("eps_role"))
+    st.write(t("helpers"))
+    st.write(t("invariant"))
+
+
+def folds(eps: float, resid: np.ndarray, ln_out: np.ndarray) -> None:
+    """The four matrices as tables and the readable code, each folded until opened."""
+    if (box := folded(t("tables"), key="layernorm_tables")) is not None:
+        with box:
+            matrix_table(x, labels, features, name="X", key="x", lang=s.lang)
+            matrix_table(attn_out, labels, features, name="attn_out", key="attn_out", lang=s.lang)
+            matrix_table(resid, labels, features, name="resid", key="resid", lang=s.lang)
+            matrix_table(ln_out, labels, features, name="ln_out", key="ln_out", lang=s.lang)
+    if (box := folded(t("code"), key="layernorm_code")) is not None:
+        with box:
+            agreement = layer_norm_agreement(s.setting, eps)
+            st.caption(t("engine_note", diff=num(max(agreement.values()), 1, s.lang, "e")))
+            show_code(add, layer_norm, residual_layer_norm, row_stats)
+
+
+@st.fragment
+def with_eps() -> None:
+    """eps and everything it changes, a section that reruns alone: the four matrices, the row
+    statistics, the tables and the readable code's agreement."""
+    eps = eps_slider()
+    resid, ln_out = llm.residual_layer_norm(x, attn_out, eps=eps)
+    figures = layernorm_figures(s.setting, look, eps)
+    st.subheader(t("matrices"), anchor=False)
+    # two a row where the column holds them, else one: never scrolling sideways
+    show_pieces(figures["matrices"], key="matrices")
+    row_stats_section(figures, resid, ln_out)
+    folds(eps, resid, ln_out)
+
+
+with_eps()
+# the cell checks on the page's eps: read when Check is pressed, as the slider reruns alone
+your_turn(
+    s.lang, s.lab, "add_norm", s.head, s.causal, lambda: st.session_state.get("eps", EPS_DEFAULT)
 )
-if ss.pop("_eps_sync", False):
-    st.rerun()  # the address bar takes a set value one run late (as in ui.frame.page)
-resid, ln_out = llm.residual_layer_norm(x, attn_out, eps=eps)
-mean_before, std_before = llm.row_stats(resid)
-mean_after, std_after = llm.row_stats(ln_out)
-
-figures = layernorm_figures(s.setting, look, eps)
-st.subheader(t("matrices"), anchor=False)
-# two a row where the column holds them, else one: never scrolling sideways
-show_pieces(figures["matrices"], key="matrices")
-
-st.subheader(t("stats"), anchor=False)
-st.write(t("stats_intro"))
-# side by side where both fit, one under the other where not (a phone, a narrow window)
-means_chart, stds_chart = figures["row_stats"]
-show_figures([(means_chart, "means"), (stds_chart, "stds")], key="row_stats")
-st.caption(t("means_after"))
-stats_cols = [t("mean_before"), t("std_before"), t("mean_after"), t("std_after")]
-# six decimals, so a std of 0.99999 does not read as 1; the mean after in scientific notation,
-# so its -2.8e-17 shows what "0 up to floating-point precision" means (an exact 0 reads "0")
-number_table(
-    np.column_stack([mean_before, std_before, mean_after, std_after]),
-    labels,
-    stats_cols,
-    lang=s.lang,
-    key="row_stats",
-    digits=6,
-    kinds={t("mean_after"): (1, "e")},
-)
-st.info(t("std_below"))
-st.caption(t("eps_role"))
-st.write(t("helpers"))
-st.write(t("invariant"))
-
-if (box := folded(t("tables"), key="layernorm_tables")) is not None:
-    with box:
-        matrix_table(x, labels, features, name="X", key="x", lang=s.lang)
-        matrix_table(attn_out, labels, features, name="attn_out", key="attn_out", lang=s.lang)
-        matrix_table(resid, labels, features, name="resid", key="resid", lang=s.lang)
-        matrix_table(ln_out, labels, features, name="ln_out", key="ln_out", lang=s.lang)
-
-if (box := folded(t("code"), key="layernorm_code")) is not None:
-    with box:
-        agreement = layer_norm_agreement(s.setting, eps)
-        st.caption(t("engine_note", diff=num(max(agreement.values()), 1, s.lang, "e")))
-        show_code(add, layer_norm, residual_layer_norm, row_stats)
-
-your_turn(s.lang, s.lab, "add_norm", s.head, s.causal, eps)

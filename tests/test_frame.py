@@ -247,3 +247,77 @@ def test_the_report_stays_until_a_setting_changes() -> None:
     at.sidebar.number_input(key="seed").set_value(3).run()
     assert "Some settings were changed" not in warning_text(at)
     assert at.session_state["d_model"] == 8 and at.session_state["seed"] == 3
+
+
+# --- the shared settings a page uses -----------------------------------------------------------
+LESSONS = [
+    "../app.py",
+    "../pages/1_qkv.py",
+    "../pages/2_scores.py",
+    "../pages/3_softmax.py",
+    "../pages/4_mix.py",
+    "../pages/5_heads.py",
+    "../pages/6_concat.py",
+    "../pages/7_layernorm.py",
+    "../pages/8_depth.py",
+    "../pages/9_code.py",
+]
+LEARNED = "../pages/10_learned.py"
+
+
+def sidebar_keys(at: AppTest) -> set[str]:
+    side = at.sidebar
+    widgets = (*side.slider, *side.selectbox, *side.number_input, *side.text_input, *side.toggle)
+    return {w.key for w in widgets}
+
+
+def test_the_learned_heads_page_draws_none_of_the_labs_settings() -> None:
+    at = open_page(LEARNED)
+    assert sidebar_keys(at) == set() and not at.sidebar.radio and not at.sidebar.button
+    # nor the caption that said they did nothing there; the language and the page list stay
+    shown = "\n".join(c.value for c in at.main.caption)
+    assert "d_model" not in shown and "do not apply" not in shown
+    assert at.sidebar.segmented_control(key="lang").value == "en"
+    assert at.sidebar.caption[0].value == "Copy the address bar to share these exact numbers."
+
+
+@pytest.mark.parametrize("path", LESSONS)
+def test_every_other_page_draws_every_shared_setting(path: str) -> None:
+    at = open_page(path, d_model="6", n_heads="2", seed="3", text="a cat")
+    keys = sidebar_keys(at)
+    assert {"d_model", "n_heads", "seed", "text", "causal", "head"} <= keys, path
+    assert (
+        at.sidebar.slider(key="d_model").value == 6
+        and at.sidebar.number_input(key="seed").value == 3
+    )
+    assert [b.key for b in at.sidebar.button] == ["preset_chapter8", "preset_chapter9", "new_seed"]
+
+
+def test_settings_not_drawn_stay_in_the_link_and_reach_the_next_page() -> None:
+    # a new session opens /learned's link, then goes on to a lesson page
+    at = AppTest.from_file(HOME, default_timeout=30).switch_page("pages/10_learned.py")
+    at.query_params.update({"seed": "7", "d_model": "16", "causal": "false"})
+    at.run()
+    assert not at.exception and sidebar_keys(at) == set()
+    # kept in the session for the next page's widgets, and in this page's link
+    assert (at.session_state["seed"], at.session_state["d_model"]) == (7, 16)
+    assert at.session_state["causal"] is False and at.session_state["n_heads"] == 4
+    assert at.query_params["seed"] == "7" and at.query_params["d_model"] == "16"
+    assert "n_heads" not in at.query_params  # 4 is d_model 16's default count
+    at.switch_page("pages/3_softmax.py").run()
+    assert not at.exception
+    assert at.sidebar.slider(key="d_model").value == 16
+    assert at.sidebar.number_input(key="seed").value == 7
+    assert at.sidebar.toggle(key="causal").value is False
+    assert at.query_params["seed"] == "7" and at.query_params["d_model"] == "16"
+    assert at.query_params["causal"] == "false"
+    # the numbers are those of the settings the link carried
+    assert any("d_model 16 · 4 heads · d_head 4 · seed 7" in c.value for c in at.sidebar.caption)
+
+
+def test_a_bad_setting_not_drawn_is_kept_at_its_default() -> None:
+    at = open_page(LEARNED, d_model="5", n_heads="4", head="9")
+    # d_model 5 with 4 heads: the count falls back to d_model's default, the head to 0
+    assert at.session_state["d_model"] == 5 and at.session_state["n_heads"] == 1
+    assert at.session_state["head"] == 0
+    assert "n_heads" not in at.query_params and "head" not in at.query_params

@@ -203,7 +203,11 @@ def test_a_missing_model_file_is_reported_and_the_frame_still_works(
     (error,) = at.error
     assert "The trained model's file (`llm/learned_heads.npz`) is missing" in error.value
     assert "the other pages work as usual" in error.value
-    assert at.sidebar.slider(key="d_model").value == 8  # the frame drew its controls
+    # the frame drew its sidebar: the language and the page list (a page run on its own lists
+    # the pages as captions), without the lab's settings this page does not use
+    assert at.sidebar.segmented_control(key="lang").value == "en"
+    assert "10. Learned heads" in [c.value for c in at.sidebar.caption]
+    assert not at.sidebar.slider
     assert not at.get("plotly_chart")
 
 

@@ -165,9 +165,10 @@ def test_a_page_with_its_own_model_keeps_the_settings_out_of_the_bar() -> None:
     (bar, *_) = at.main.children.values()
     assert {w.key for w in (*bar.slider, *bar.selectbox, *bar.number_input)} == set()
     assert [w.key for w in bar.toggle] == ["present"]
-    # the settings stay, in the sidebar and the link, for the lesson pages after this one
-    assert at.sidebar.slider(key="d_model").value == 16
-    assert at.sidebar.number_input(key="seed").value == 7
+    # nor in the sidebar; they stay in the session and the links, for the lesson pages after
+    assert not at.sidebar.slider and not at.sidebar.number_input
+    assert at.session_state["d_model"] == 16 and at.session_state["seed"] == 7
+    assert at.query_params["d_model"] == "16" and at.query_params["seed"] == "7"
     link = parse_qs(urlsplit(at.code[0].value).query)
     assert link["d_model"] == ["16"] and link["seed"] == ["7"]
 

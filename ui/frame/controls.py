@@ -12,6 +12,8 @@ from typing import Final
 
 import streamlit as st
 
+from ui.frame.url_values import Value
+
 BOUND: Final = {"bind": "query-params", "persist_state": "session"}
 
 
@@ -26,3 +28,22 @@ def keep_in_link(name: str, value: str, default: str) -> None:
         del st.query_params[name]
     else:
         st.query_params[name] = value
+
+
+def start_on(value: Value, current: object) -> None:
+    """A control kept in the link by ``in_link`` starts on the frame's repaired value (the
+    link's, on a visit's first run); afterwards the session holds it."""
+    st.session_state.setdefault(value.name, current)
+
+
+def in_link(value: Value, shown: object) -> None:
+    """Write a page control's value to the link in its URL spelling, the default left out.
+
+    For a control in a section that reruns alone (``st.fragment``): Streamlit 1.67's browser
+    side can drop a bound widget's URL binding when the section is drawn again (the element
+    of the run before, removed after the new one registered, unregisters the shared id), and
+    the address bar then stops following it. A value the server writes reaches the address
+    bar on every run, a section's own included, so such controls are kept with
+    ``persist_state="session"`` alone and written here.
+    """
+    keep_in_link(value.name, value.label(shown), value.label(value.default))

@@ -3,23 +3,21 @@
 Every control has a key, is bound to the URL (``bind="query-params"``) and persists for the session,
 so a copied link reproduces the exact numbers and the values hold across pages. A bad value in the
 URL is replaced by a valid one and the page says which and why. A page's own URL values are
-declared to the frame (``ui.frame.url_values``) and repaired the same way.
+declared to the frame (``ui.frame.url_values``) and repaired the same way, and a page names the
+shared settings that act on it (``uses``): only those are drawn (``ui.frame.shared``).
 """
 
 from __future__ import annotations
 
-import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
-from streamlit.errors import StreamlitPageNotFoundError
 
 import llm
-from exercises import BY_PAGE, CELLS
 from ui.draw.style import CHART_CSS, EDITOR_CSS
-from ui.frame.controls import keep_in_link
+from ui.frame.navigation import PAGES, navigation, neighbour, page_file, slug
 from ui.frame.presenter import (
     PRESENT_CSS,
     SWITCH_CSS,
@@ -29,39 +27,15 @@ from ui.frame.presenter import (
     show_qr,
 )
 from ui.frame.presenter import bar as presenter_bar
-from ui.frame.url_check import (
-    D_MODEL_MAX,
-    DEFAULT_TEXT,
-    SHARED_KEYS,
-    check_url,
-    default_heads,
-    page_values,
-)
+from ui.frame.shared import PRESETS, SHARED, Shared, shared_controls
+from ui.frame.url_check import SHARED_KEYS, check_url, page_values
 from ui.frame.url_values import Sizes, Value
 from ui.lab.compute import Lab, Setting, compute_lab
 from ui.text import LANGS, pick, translator
 from ui.text.common import TEXT
-from ui.text.exercise import TEXT as TURN_TEXT
-from ui.turn.progress import progress
+from ui.turn.progress import STORE_CSS, progress
 
-PRESETS: dict[str, dict[str, object]] = {
-    "chapter8": {"d_model": 4, "n_heads": 1, "embeddings": "handmade", "seed": 0, "causal": True},
-    "chapter9": {"d_model": 8, "n_heads": 4, "embeddings": "seeded", "seed": 0, "causal": True},
-}
-# (file, text key, group); the URL of pages/N_slug.py is /slug
-PAGES: list[tuple[str, str, str | None]] = [
-    ("app.py", "home", None),
-    ("pages/1_qkv.py", "page_qkv", "chapter8"),
-    ("pages/2_scores.py", "page_scores", "chapter8"),
-    ("pages/3_softmax.py", "page_softmax", "chapter8"),
-    ("pages/4_mix.py", "page_mix", "chapter8"),
-    ("pages/5_heads.py", "page_heads", "chapter9"),
-    ("pages/6_concat.py", "page_concat", "chapter9"),
-    ("pages/7_layernorm.py", "page_layernorm", "chapter9"),
-    ("pages/8_depth.py", "page_depth", "chapter9"),
-    ("pages/9_code.py", "page_code", "chapter9"),
-    ("pages/10_learned.py", "page_learned", "beyond"),
-]
+__all__ = ["PAGES", "PRESETS", "SHARED", "Settings", "frame", "on_a_phone"]
 
 
 @dataclass(frozen=True)
@@ -115,18 +89,17 @@ def on_a_phone() -> bool:
     return ss["_phone"]
 
 
-def frame(page: str, values: tuple[Value, ...] = (), shared: bool = True) -> Settings:
+def frame(page: str, values: tuple[Value, ...] = (), uses: Collection[str] = SHARED) -> Settings:
     """Set up the page, draw the sidebar, check the URL and compute the trace.
 
     ``page`` is the page's text key (``"page_qkv"``, ..., ``"home"``); ``values`` declares the URL
     values the page itself owns (``ui.frame.url_values``: ``IntRange``, ``FloatRange``, ``Choice``,
     ``Flag``): a bad one is replaced by its default and reported with the shared ones, and the
-    page reads the valid value as ``s.value(name)``. A page that reads none of the shared
-    settings (``shared=False``: the learned-heads page has its own model) keeps them in the
-    sidebar, and the link, in presenter mode too, where the bar would offer controls that change
-    nothing on it.
+    page reads the valid value as ``s.value(name)``. ``uses`` names the shared settings that act
+    on the page (``ui.frame.shared.SHARED``, all of them by default): only those are drawn, in the
+    sidebar and in presenter mode's bar; the others keep their values in the session and the
+    link (the learned-heads page has its own model: ``uses=()``).
     """
-    ss = st.session_state
     present = _presenting()
     st.set_page_config(
         page_title="Attention Lab",
@@ -134,12 +107,43 @@ def frame(page: str, values: tuple[Value, ...] = (), shared: bool = True) -> Set
         layout="wide",
         initial_sidebar_state="collapsed" if present else "auto",
     )
-    # the charts' text colours in the light and the dark theme, the code editors' type, and the
-    # presenter's look: one element
-    st.html(CHART_CSS + EDITOR_CSS + (PRESENT_CSS if present else SWITCH_CSS))
+    # the charts' text colours in the light and the dark theme, the code editors' type, the
+    # hidden browser store, and the presenter's look: one element
+    st.html(CHART_CSS + EDITOR_CSS + STORE_CSS + (PRESENT_CSS if present else SWITCH_CSS))
+    _check_link(values)
+    current = page_file(page)
+    lang, shared, summary, qr_box = _sidebar(current, present, uses)
+    _url_report(page, lang)
+    lab = _lab_or_stop(shared, lang)
+    t = translator(TEXT, lang)
+    summary.caption(_summary(t, lab) + "\n\n" + t("share") if uses else t("share"))
+    sizes = Sizes(n_tokens=len(lab.tokens), d_model=lab.cfg.d_model, n_heads=lab.cfg.n_heads)
+    mine = page_values(values, sizes, lang)
+    if qr_box is not None:
+        own = {
+            v.name: v.label(mine[v.name]) for v in values if mine[v.name] != v.default_for(sizes)
+        }
+        _class_qr(qr_box, t, lang, current, shared, own)
+    return Settings(
+        lang=lang,
+        text=shared.text,
+        causal=shared.causal,
+        head=shared.head,
+        lab=lab,
+        phone=on_a_phone(),
+        present=present,
+        values=mine,
+    )
+
+
+def _check_link(values: tuple[Value, ...]) -> None:
+    """A visit's first run checks the link; the next one applies its repairs.
+
+    On the first run the URL seeds the widgets; bad values are fixed on the next run, when
+    session state (no longer the URL) decides, so the corrected values reach the URL.
+    """
+    ss = st.session_state
     if "_url_checked" not in ss:
-        # first run of a visit: the URL seeds the widgets; bad values are fixed on the next run,
-        # when session state (no longer the URL) decides, so the corrected values reach the URL
         ss["_url_checked"] = True
         fixes, ss["_url_messages"] = check_url(_raw_lang() or _browser_lang(), values)
         if fixes:
@@ -148,28 +152,47 @@ def frame(page: str, values: tuple[Value, ...] = (), shared: bool = True) -> Set
         ss.update(ss.pop("_url_fixes"))
         ss["_sync_url"] = True
 
+
+def _sidebar(
+    current: str, present: bool, uses: Collection[str]
+) -> tuple[str, Shared, DeltaGenerator, DeltaGenerator | None]:
+    """The language, the shared controls the page uses, the summary's place and the page list;
+    in presenter mode the bar at the top instead: (lang, settings, summary box, the bar's QR
+    code box or None).
+
+    Presenter mode's bar is one row, drawn left to right: previous page, the controls, next
+    page, the QR code (filled in once the settings are known), the switch.
+    """
     # above everything the page draws: the presenter's bar, or else the switch that opens it
     top = st.container() if present else st.container(key="present_switch")
-    current = next(path for path, key, _ in PAGES if key == page)
     with st.sidebar:
         lang = _language_control()
         t = translator(TEXT, lang)
-        st.header(t("settings"), anchor=False)
-        # presenter mode: one row, drawn left to right: previous page, the four controls,
-        # next page, the QR code (filled in once the settings are known), the switch
+        if uses:
+            st.header(t("settings"), anchor=False)
         bar = presenter_bar(top) if present else None
         if bar is not None:
-            _neighbour(bar, t, current, -1)
-        text, cfg, causal, head = _controls(t, bar if shared else None)
+            neighbour(bar, t, current, -1)
+        shared = shared_controls(t, bar, uses)
         summary = st.container()
         pages = st.container()  # the page list, under the settings it would push off the screen
-    _navigation(pages, t, lang)
+    navigation(pages, t, lang, progress())
+    qr_box = None
     if bar is not None:
-        _neighbour(bar, t, current, +1)
+        neighbour(bar, t, current, +1)
         qr_box = bar.popover(t("qr"), icon=":material/qr_code_2:")
-    switch = bar if bar is not None else top
-    switch.toggle(
-        t("present_short" if bar else "present"),
+    _present_switch(bar if bar is not None else top, t, bar is not None)
+    if "_url_fixes" in st.session_state or st.session_state.pop("_sync_url", False):
+        # a value the app sets on a URL-bound widget reaches the address bar one run late in
+        # Streamlit 1.67: one more run right away keeps the link equal to what the page shows
+        st.rerun()
+    return lang, shared, summary, qr_box
+
+
+def _present_switch(box: DeltaGenerator, t: Callable[..., str], in_bar: bool) -> None:
+    """The presenter switch: in Streamlit's header, or at the end of the presenter's bar."""
+    box.toggle(
+        t("present_short" if in_bar else "present"),
         value=False,
         help=t("present_help"),
         key="present",
@@ -177,13 +200,12 @@ def frame(page: str, values: tuple[Value, ...] = (), shared: bool = True) -> Set
         persist_state="session",
     )
 
-    if "_url_fixes" in ss or ss.pop("_sync_url", False):
-        # a value the app sets on a URL-bound widget reaches the address bar one run late in
-        # Streamlit 1.67: one more run right away keeps the link equal to what the page shows
-        st.rerun()
-    # the report of a link's repaired values stays while this page shows the settings it
-    # repaired (a component answering after the page is drawn reruns it at once), and goes
-    # with the first change or another page
+
+def _url_report(page: str, lang: str) -> None:
+    """The report of a link's repaired values: it stays while this page shows the settings it
+    repaired (a component answering after the page is drawn reruns it at once), and goes with
+    the first change or another page."""
+    ss = st.session_state
     shown = (page, *(ss.get(key) for key in SHARED_KEYS))
     if messages := ss.pop("_url_messages", []):
         ss["_url_report"] = (shown, messages)
@@ -194,51 +216,49 @@ def frame(page: str, values: tuple[Value, ...] = (), shared: bool = True) -> Set
             "\n".join([pick(TEXT, lang, "fixed_title"), *(f"- {m}" for m in report[1])]),
             icon=":material/warning:",
         )
+
+
+def _lab_or_stop(shared: Shared, lang: str) -> Lab:
+    """The traced sublayer at these settings; a setting llm refuses stops the page, said why."""
+    cfg = shared.cfg
     try:
-        lab = compute_lab(Setting(text, cfg.d_model, cfg.n_heads, cfg.seed, causal, cfg.embeddings))
+        return compute_lab(
+            Setting(shared.text, cfg.d_model, cfg.n_heads, cfg.seed, shared.causal, cfg.embeddings)
+        )
     except llm.LabError as err:
         st.error(pick(TEXT, lang, f"err_{err.code}", **err.params), icon=":material/error:")
         st.stop()
-    n_tokens = len(lab.tokens)
+
+
+def _summary(t: Callable[..., str], lab: Lab) -> str:
+    """One line under the controls: the tokens and the sizes the lab runs at."""
+    cfg, n_tokens = lab.cfg, len(lab.tokens)
     tokens = t("one_token") if n_tokens == 1 else t("tokens", t=n_tokens)
-    summary.caption(
-        t(
-            "summary",
-            tokens=tokens,
-            d_model=cfg.d_model,
-            n_heads=cfg.n_heads,
-            d_head=cfg.d_head,
-            seed=cfg.seed,
-        )
-        + "\n\n"
-        + t("share")
-    )
-    sizes = Sizes(n_tokens=n_tokens, d_model=cfg.d_model, n_heads=cfg.n_heads)
-    mine = page_values(values, sizes, lang)
-    if bar is not None:
-        own = {
-            v.name: v.label(mine[v.name]) for v in values if mine[v.name] != v.default_for(sizes)
-        }
-        link = class_link(
-            base_address(st.context.url, st.context.headers, "/" + _slug(current)),
-            link_params(lang, text, cfg, causal, head, own),
-        )
-        show_qr(qr_box, link, t("qr_caption"), t("qr_too_long"))
-    return Settings(
-        lang=lang,
-        text=text,
-        causal=causal,
-        head=head,
-        lab=lab,
-        phone=on_a_phone(),
-        present=present,
-        values=mine,
+    return t(
+        "summary",
+        tokens=tokens,
+        d_model=cfg.d_model,
+        n_heads=cfg.n_heads,
+        d_head=cfg.d_head,
+        seed=cfg.seed,
     )
 
 
-def _slug(path: str) -> str:
-    """The URL path of a page file: pages/4_mix.py -> mix, app.py -> "" (the home page)."""
-    return path.removesuffix(".py").partition("_")[2]
+def _class_qr(
+    box: DeltaGenerator,
+    t: Callable[..., str],
+    lang: str,
+    current: str,
+    shared: Shared,
+    own: dict[str, str],
+) -> None:
+    """The bar's QR code of the class link: this page, these settings and ``own``, the page's
+    own values that differ from their defaults (URL spellings), in the teacher's language."""
+    link = class_link(
+        base_address(st.context.url, st.context.headers, "/" + slug(current)),
+        link_params(lang, shared.text, shared.cfg, shared.causal, shared.head, own),
+    )
+    show_qr(box, link, t("qr_caption"), t("qr_too_long"))
 
 
 def _presenting() -> bool:
@@ -249,26 +269,13 @@ def _presenting() -> bool:
     return st.query_params.get("present") == "true"
 
 
-def _neighbour(bar: DeltaGenerator, t: Callable[..., str], current: str, step: int) -> None:
-    """The page ``step`` away from this one (-1: previous, +1: next) as a link in the bar."""
-    paths = [path for path, _, _ in PAGES]
-    j = paths.index(current) + step
-    if 0 <= j < len(PAGES):
-        path, key, _ = PAGES[j]
-        number = t(key).partition(". ")[0]  # "3" of "3. Scale, mask, softmax"; "Home"
-        icon = ":material/arrow_back:" if step < 0 else ":material/arrow_forward:"
-        try:
-            bar.page_link(path, label=number, icon=icon, help=t(key))
-        except StreamlitPageNotFoundError:  # a page run on its own has no page list
-            bar.caption(t(key))
-
-
 def _raw_lang() -> str | None:
     value = st.query_params.get("lang")
     return value if value in LANGS else None
 
 
 def _language_control() -> str:
+    """The language, English or French: the browser's by default."""
     return st.segmented_control(
         "Language · Langue",
         options=list(LANGS),
@@ -278,138 +285,3 @@ def _language_control() -> str:
         persist_state="session",
         required=True,
     )
-
-
-def _navigation(box: DeltaGenerator, t: Callable[..., str], lang: str) -> None:
-    group = None
-    done = progress()
-    for path, key, page_group in PAGES:
-        if page_group != group and page_group is not None:
-            box.caption(t(page_group))
-            group = page_group
-        cell = BY_PAGE.get(_slug(path))
-        label = t(key) + (" ✓" if cell is not None and cell.id in done else "")
-        try:
-            box.page_link(path, label=label)
-        except StreamlitPageNotFoundError:
-            # a page script run on its own (AppTest opening a page file) has no page list
-            box.caption(label)
-    box.caption(pick(TURN_TEXT, lang, "progress", done=len(done), total=len(CELLS)))
-
-
-def _apply_preset(name: str) -> None:
-    st.session_state.update(PRESETS[name])
-    st.session_state["text"] = DEFAULT_TEXT
-    st.session_state["head"] = 0
-    st.session_state["_sync_url"] = True
-
-
-def _new_seed() -> None:
-    st.session_state["seed"] = secrets.randbelow(llm.MAX_SEED + 1)
-    st.session_state["_sync_url"] = True
-
-
-def _controls(
-    t: Callable[..., str], bar: DeltaGenerator | None
-) -> tuple[str, llm.AttentionConfig, bool, int]:
-    """The shared controls, in the sidebar (called inside it). In presenter mode the four a
-    teacher moves in class go to the bar at the top, and the switch goes with them."""
-    ss = st.session_state
-    bound = {"bind": "query-params", "persist_state": "session"}
-    side = st.container()
-    short = "_short" if bar else ""  # the bar's labels are a word each
-    presets = bar or side
-    if bar is None:
-        presets.caption(t("presets"))
-    columns = [presets, presets] if bar else presets.columns(2)
-    for column, name, text_key in zip(columns, PRESETS, ("preset8", "preset9"), strict=True):
-        column.button(
-            t(f"{text_key}{short}"),
-            help=t(f"{text_key}_help"),
-            on_click=_apply_preset,
-            args=(name,),
-            key=f"preset_{name}",
-        )
-
-    d_model = (bar or side).slider(
-        t(f"d_model{short}"),
-        2,
-        D_MODEL_MAX,
-        value=8,
-        key="d_model",
-        width=200 if bar else "stretch",
-        **bound,
-    )
-    options = llm.divisors(d_model)
-    if ss.get("n_heads") is not None and ss["n_heads"] not in options:
-        ss["n_heads"] = default_heads(d_model)
-        ss["_sync_url"] = True
-    n_heads = (bar or side).selectbox(
-        t(f"n_heads{short}"),
-        options,
-        index=options.index(default_heads(d_model)),
-        help=t("n_heads_help"),
-        key="n_heads",
-        width=100 if bar else "stretch",
-        **bound,
-    )
-    seed = (bar or side).number_input(
-        t(f"seed{short}"),
-        0,
-        llm.MAX_SEED,
-        value=0,
-        step=1,
-        help=t("seed_help"),
-        key="seed",
-        width=140 if bar else "stretch",
-        **bound,
-    )
-    # in the sidebar on a line of its own: beside the seed it would have room for two letters
-    (bar or side).button(
-        t("new_seed") if bar is None else "",
-        help=t("new_seed"),
-        on_click=_new_seed,
-        icon=":material/casino:",
-        key="new_seed",
-    )
-    text = st.text_input(
-        t("text"),
-        value=DEFAULT_TEXT,
-        max_chars=llm.MAX_CHARS,
-        help=t("text_help", max_tokens=llm.MAX_TOKENS),
-        key="text",
-        **bound,
-    )
-    causal = st.toggle(t("causal"), value=True, key="causal", **bound)
-    # the hand-made table only exists in 4-D: elsewhere "seeded" is the only choice, so a link
-    # asking for handmade with another d_model is refused like any invalid option. Both choices
-    # stay on show (the radio greyed out where one is possible), so the sidebar says what the
-    # other one is and when it opens
-    kinds = list(llm.EMBEDDINGS)
-    allowed = kinds if d_model == llm.HANDMADE_D_MODEL else ["seeded"]
-    if ss.get("embeddings") is not None and ss["embeddings"] not in allowed:
-        ss["embeddings"] = "seeded"
-        ss["_sync_url"] = True
-    # not bound to the URL: its label is translated, the link keeps the value's id (keep_in_link)
-    if "embeddings" not in ss:  # a visit's first run: the link's value (check_url checked it)
-        linked = st.query_params.get("embeddings")
-        ss["embeddings"] = linked if linked in allowed else "seeded"
-    embeddings = st.radio(
-        t("embeddings"),
-        kinds,
-        format_func=lambda kind: t(f"emb_name_{kind}"),
-        captions=[t(f"emb_{e}") for e in kinds],
-        key="embeddings",
-        persist_state="session",
-        disabled=len(allowed) == 1,
-    )
-    keep_in_link("embeddings", embeddings, "seeded")
-    heads = list(range(n_heads))
-    if ss.get("head") is not None and ss["head"] not in heads:
-        ss["head"] = 0
-        ss["_sync_url"] = True
-    head = st.selectbox(t("head"), heads, key="head", **bound)
-    cfg = llm.AttentionConfig(
-        d_model=d_model, n_heads=n_heads, seed=int(seed), embeddings=embeddings
-    )
-    return text, cfg, causal, head

@@ -85,6 +85,18 @@ def page_values(values: tuple[Value, ...], sizes: Sizes, lang: str) -> dict[str,
     return current
 
 
+class _Fixes:
+    """The corrections of one link: the value each fixed key takes, one message per fix."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, object] = {}
+        self.messages: list[str] = []
+
+    def fix(self, key: str, value: object, message: str) -> None:
+        self.values[key] = value
+        self.messages.append(message)
+
+
 def check_url(lang: str, values: tuple[Value, ...]) -> tuple[dict[str, object], list[str]]:
     """Check the raw URL values of a first visit: (corrected values, one message per fix).
 
@@ -93,48 +105,56 @@ def check_url(lang: str, values: tuple[Value, ...]) -> tuple[dict[str, object], 
     """
     t = translator(TEXT, lang)
     raw = st.query_params.to_dict()
-    fixes: dict[str, object] = {}
-    messages: list[str] = []
-
-    def fix(key: str, value: object, message: str) -> None:
-        fixes[key] = value
-        messages.append(message)
-
+    fixes = _Fixes()
     for key in sorted(set(raw) - set(SHARED_KEYS) - {value.name for value in values}):
-        messages.append(t("bad_unknown", key=short(key)))
+        fixes.messages.append(t("bad_unknown", key=short(key)))
         del st.query_params[key]
+    d_model, n_heads = _check_sizes(raw, t, fixes)
+    _check_choices(raw, t, lang, fixes)
+    if raw.get("embeddings") == "handmade" and d_model != llm.HANDMADE_D_MODEL:
+        fixes.fix("embeddings", "seeded", t("bad_handmade", value=d_model))
+    n_tokens = _check_text(raw, t, lang, fixes)
+    sizes = Sizes(n_tokens=n_tokens, d_model=d_model, n_heads=n_heads)
+    _check_page_values(raw, values, sizes, lang, fixes)
+    return fixes.values, fixes.messages
 
-    d_model = DEFAULTS["d_model"]
+
+def _check_sizes(raw: dict[str, str], t: Callable[..., str], fixes: _Fixes) -> tuple[int, int]:
+    """d_model, the head count (a divisor of d_model), the head shown and the seed: the
+    (d_model, n_heads) the page will run at."""
+    d_model = int(DEFAULTS["d_model"])
     if "d_model" in raw:
         value, message = parse_int("d_model", raw["d_model"], 2, D_MODEL_MAX, d_model, t)
         if message:
-            fix("d_model", d_model, message)
+            fixes.fix("d_model", d_model, message)
         else:
             d_model = value
     n_heads = default_heads(d_model)
     if "n_heads" in raw:
         value, message = parse_int("n_heads", raw["n_heads"], 1, llm.MAX_HEADS, n_heads, t)
         if message:
-            fix("n_heads", n_heads, message)
+            fixes.fix("n_heads", n_heads, message)
         elif d_model % value:
             options = ", ".join(map(str, llm.divisors(d_model)))
-            fix(
-                "n_heads",
-                n_heads,
-                t("bad_heads", value=value, d_model=d_model, options=options, used=n_heads),
-            )
+            message = t("bad_heads", value=value, d_model=d_model, options=options, used=n_heads)
+            fixes.fix("n_heads", n_heads, message)
         else:
             n_heads = value
     if "head" in raw:
         value, message = parse_int("head", raw["head"], 0, llm.MAX_HEADS - 1, 0, t)
         if message:
-            fix("head", 0, message)
+            fixes.fix("head", 0, message)
         elif value >= n_heads:
-            fix("head", 0, t("bad_head", value=value, n_heads=n_heads, used=0))
+            fixes.fix("head", 0, t("bad_head", value=value, n_heads=n_heads, used=0))
     if "seed" in raw:
-        value, message = parse_int("seed", raw["seed"], 0, llm.MAX_SEED, 0, t)
+        _value, message = parse_int("seed", raw["seed"], 0, llm.MAX_SEED, 0, t)
         if message:
-            fix("seed", 0, message)
+            fixes.fix("seed", 0, message)
+    return d_model, n_heads
+
+
+def _check_choices(raw: dict[str, str], t: Callable[..., str], lang: str, fixes: _Fixes) -> None:
+    """The mask, presenter mode, the language and the embeddings: one of their options each."""
     for key, options in (
         ("causal", ("true", "false")),
         ("present", ("true", "false")),
@@ -144,36 +164,35 @@ def check_url(lang: str, values: tuple[Value, ...]) -> tuple[dict[str, object], 
         if key in raw and raw[key] not in options:
             used = {"causal": "true", "present": "false", "lang": lang, "embeddings": "seeded"}[key]
             value = {"causal": True, "present": False, "lang": lang, "embeddings": "seeded"}[key]
-            fix(
-                key,
-                value,
-                t(
-                    "bad_choice",
-                    key=key,
-                    value=short(raw[key]),
-                    options=", ".join(options),
-                    used=used,
-                ),
+            message = t(
+                "bad_choice", key=key, value=short(raw[key]), options=", ".join(options), used=used
             )
-    if raw.get("embeddings") == "handmade" and d_model != llm.HANDMADE_D_MODEL:
-        fix("embeddings", "seeded", t("bad_handmade", value=d_model))
+            fixes.fix(key, value, message)
+
+
+def _check_text(raw: dict[str, str], t: Callable[..., str], lang: str, fixes: _Fixes) -> int:
+    """The sentence, readable by llm: its number of tokens (the default's, if replaced)."""
     text = raw.get("text", DEFAULT_TEXT)
     try:
-        n_tokens = len(llm.tokenize(text))
+        return len(llm.tokenize(text))
     except llm.LabError as err:
         why = pick(TEXT, lang, f"err_{err.code}", **err.params)
-        fix("text", DEFAULT_TEXT, t("bad_text", why=why.rstrip("."), used=DEFAULT_TEXT))
-        n_tokens = len(llm.tokenize(DEFAULT_TEXT))
+        fixes.fix("text", DEFAULT_TEXT, t("bad_text", why=why.rstrip("."), used=DEFAULT_TEXT))
+        return len(llm.tokenize(DEFAULT_TEXT))
 
-    # the page's own values, checked against the repaired shared ones (a token position
-    # against the sentence's length); a refused one leaves the URL now, so that its widget
-    # starts on the default instead of reading the bad value when it first appears
-    sizes = Sizes(n_tokens=n_tokens, d_model=d_model, n_heads=n_heads)
+
+def _check_page_values(
+    raw: dict[str, str], values: tuple[Value, ...], sizes: Sizes, lang: str, fixes: _Fixes
+) -> None:
+    """The page's own values, checked against the repaired shared ones (a token position
+    against the sentence's length); a refused one leaves the URL now, so that its widget
+    starts on the default instead of reading the bad value when it first appears."""
     for value in values:
         if value.name in raw:
             try:
                 value.parse(raw[value.name], sizes)
             except Refused as refused:
-                fix(value.name, value.default_for(sizes), refusal(value, refused, sizes, lang))
+                fixes.fix(
+                    value.name, value.default_for(sizes), refusal(value, refused, sizes, lang)
+                )
                 del st.query_params[value.name]
-    return fixes, messages

@@ -11,6 +11,8 @@ import math
 import re
 import secrets
 import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
@@ -22,7 +24,7 @@ from ui.draw.sections import folded
 from ui.text import md_escape, pick, translator
 from ui.text.exercise import TEXT
 from ui.text.exercises import CELLS
-from ui.turn.progress import note_code, note_pass, restored, solved
+from ui.turn.progress import flush, note_code, note_pass, restored, solved
 
 VERDICTS = "_turn_verdicts"  # session key: cell id -> (the last Verdict, the code it judged)
 OWNER = "_turn_owner"  # session key: who asks, so that the checker's queue is fair to sessions
@@ -47,20 +49,47 @@ def your_turn(
     cell_id: str,
     head: int,
     causal: bool,
-    eps: float = LN_EPS,
-    layers: int = 1,
+    eps: float | Callable[[], float] = LN_EPS,
+    layers: int | Callable[[], int] = 1,
 ) -> None:
     """Draw the exercise cell of one page, checked against ``lab`` (the page's current settings).
 
     ``head``, ``causal``, ``eps`` and ``layers`` are what the page shows of the lab: the head
-    drawn, the mask, LayerNorm's eps and, on the depth page, the number of layers.
+    drawn, the mask, LayerNorm's eps and, on the depth page, the number of layers. A value set
+    by a control of the page's that reruns its own section alone (eps, layers) is passed as a
+    function that reads it: Check reads it when pressed. The panel reruns alone too (editing,
+    Check, Start again), except after a Check that newly solves the cell: the whole page reruns
+    then, so that the navigation's ✓ appears.
     """
+    _follow_language(f"code_{cell_id}", cell_id, lang)
+    _cell(lang, cell_id, _Case(lab, head, causal, eps, layers))
+
+
+@dataclass(frozen=True)
+class _Case:
+    """What Check compares on the page: the lab and what the page shows of it; ``eps`` and
+    ``layers`` read when Check runs if they are functions."""
+
+    run: ex.Run
+    head: int
+    causal: bool
+    eps: float | Callable[[], float]
+    layers: int | Callable[[], int]
+
+    def current(self) -> ex.Current:
+        """The page's current setting as the checker takes it, read now."""
+        eps = self.eps() if callable(self.eps) else self.eps
+        layers = self.layers() if callable(self.layers) else self.layers
+        return ex.Current(run=self.run, head=self.head, causal=self.causal, eps=eps, layers=layers)
+
+
+@st.fragment
+def _cell(lang: str, cell_id: str, case: _Case) -> None:
+    """The cell, a section that reruns alone: its text, the editor, Check and Start again, the
+    verdict, the hint and the solution; and the browser's copy of what changed (``flush``)."""
     cell = ex.BY_ID[cell_id]
     t = translator(TEXT, lang)
     texts = CELLS[cell_id][lang]
-    key = f"code_{cell_id}"
-    _follow_language(key, cell_id, lang)
-
     st.divider()
     st.header(texts["title"], anchor=False)
     st.markdown(texts["instructions"])
@@ -69,7 +98,7 @@ def your_turn(
     st.text_area(
         t("editor"),
         value=texts["template"],
-        key=key,
+        key=f"code_{cell_id}",
         height=editor_height(texts["template"]),
         max_chars=sandbox.MAX_SOURCE,
         help=t("editor_help"),
@@ -77,27 +106,8 @@ def your_turn(
         on_change=_edited,
         args=(cell_id,),
     )
-    current = ex.Current(run=lab, head=head, causal=causal, eps=eps, layers=layers)
-    buttons = st.container(horizontal=True, vertical_alignment="center")
-    buttons.button(
-        t("check"),
-        key=f"check_{cell_id}",
-        type="primary",
-        icon=":material/play_arrow:",
-        on_click=_check,
-        args=(cell_id, current),
-    )
-    buttons.button(
-        t("reset"), key=f"reset_{cell_id}", on_click=_reset, args=(cell_id, lang), type="tertiary"
-    )
-    verdict, judged = st.session_state.get(VERDICTS, {}).get(cell_id, (None, ""))
-    with st.container(key=f"verdict_{cell_id}"):
-        if verdict is not None:
-            show_verdict(verdict, lang, judged)
-        elif cell_id in restored():
-            st.caption(t("passed_kept"), help=t("passed_kept_help"))
-        elif cell_id in solved():
-            st.caption(t("passed_before"))
+    _buttons(t, lang, cell_id, case)
+    _verdict(t, lang, cell_id)
     with st.expander(t("hint"), icon=":material/lightbulb:"):
         st.markdown(texts["hint"])
     # built only once asked for: the page does not send the solution on every rerun
@@ -107,6 +117,35 @@ def your_turn(
             st.caption(t("solution_caption", module=cell.solution[-1].__module__))
             st.code(cell.solution_source(), language="python")
     st.caption(t("language", calls=_calls()))
+    flush()
+
+
+def _buttons(t: Callable[..., str], lang: str, cell_id: str, case: _Case) -> None:
+    """Check and Start again, on one line."""
+    buttons = st.container(horizontal=True, vertical_alignment="center")
+    buttons.button(
+        t("check"),
+        key=f"check_{cell_id}",
+        type="primary",
+        icon=":material/play_arrow:",
+        on_click=_check,
+        args=(cell_id, case),
+    )
+    buttons.button(
+        t("reset"), key=f"reset_{cell_id}", on_click=_reset, args=(cell_id, lang), type="tertiary"
+    )
+
+
+def _verdict(t: Callable[..., str], lang: str, cell_id: str) -> None:
+    """The last verdict on this cell, or a word on a pass kept from before."""
+    verdict, judged = st.session_state.get(VERDICTS, {}).get(cell_id, (None, ""))
+    with st.container(key=f"verdict_{cell_id}"):
+        if verdict is not None:
+            show_verdict(verdict, lang, judged)
+        elif cell_id in restored():
+            st.caption(t("passed_kept"), help=t("passed_kept_help"))
+        elif cell_id in solved():
+            st.caption(t("passed_before"))
 
 
 def wrapped_lines(code: str, width: int = WRAP_CHARS) -> int:
@@ -151,16 +190,21 @@ def _reset(cell_id: str, lang: str) -> None:
     note_code(cell_id, template)
 
 
-def _check(cell_id: str, current: ex.Current) -> None:
-    """Run the learner's code on every case and keep the verdict (a button callback)."""
+def _check(cell_id: str, case: _Case) -> None:
+    """Run the learner's code on every case and keep the verdict (a button callback). A pass
+    that newly solves the cell reruns the whole page (the navigation's ✓); any other verdict
+    reruns the panel alone."""
     code = st.session_state.get(f"code_{cell_id}", "")
     owner = st.session_state.setdefault(OWNER, secrets.token_hex(8))
-    verdict = ex.check(cell_id, code, current, owner=owner)
+    verdict = ex.check(cell_id, code, case.current(), owner=owner)
     st.session_state.setdefault(VERDICTS, {})[cell_id] = (verdict, code)
-    if verdict.passed:
-        note_pass(cell_id, code)
-    else:
+    if not verdict.passed:
         note_code(cell_id, code)
+        return
+    newly = cell_id not in solved()  # a ✓ brought back by the browser is shown already
+    note_pass(cell_id, code)
+    if newly:
+        st.rerun(scope="app")
 
 
 def verdict_text(verdict: ex.Verdict, lang: str) -> tuple[str, str]:

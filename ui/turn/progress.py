@@ -3,9 +3,10 @@
 The session holds the work; the browser keeps a copy in its own ``localStorage`` (nothing a student
 types is stored on the server). On a session's first runs the browser reports its copy once; each
 change is sent to it in the run it happens (the editor's, Check's and Start again's callbacks run
-before the frame mounts the store). A pass comes back as a ✓ only if the server can trust it: its
-seal (``exercises.seal``) opens with this server's key, or, after a restart or a new version of the
-checker, the code that passed passes again, checked silently on chapter 9's setting.
+before the frame mounts the store, or before the panel that reruns alone does: ``flush``). A pass
+comes back as a ✓ only if the server can trust it: its seal (``exercises.seal``) opens with this
+server's key, or, after a restart or a new version of the checker, the code that passed passes
+again, checked silently on chapter 9's setting.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ ASKED = "_turn_asked"  # session key: the runs that have asked so far
 ASK_RUNS = 8  # a browser reports on its first run; a client without JavaScript is asked no more
 STORE = "attention-lab/work/v1"  # the localStorage name
 STORE_KEY = "turn_store"  # the component's key (its element is hidden)
+FLUSH_KEY = "turn_store_cell"  # the store as a "Your turn" panel mounts it on its own reruns
+STORE_CSS = f"<style>.st-key-{FLUSH_KEY} {{ display: none; }}</style>"
 _NOT_THE_CODE = ("busy", "timeout", "crashed")  # a re-check that says nothing about the code
 
 
@@ -76,6 +79,16 @@ def progress() -> set[str]:
         local_store(STORE, key=STORE_KEY, ask=ask or None, put=put)
         ss[PUT] = {}
     return solved()
+
+
+def flush() -> None:
+    """Send the browser what changed since its copy was last written, from a "Your turn" panel
+    that reruns alone (editing, Check, Start again): the frame, which writes on a whole run, does
+    not run then. On a whole run the frame has already written everything, and nothing mounts."""
+    ss = st.session_state
+    if put := ss.get(PUT):
+        local_store(STORE, key=FLUSH_KEY, ask=None, put=put)
+        ss[PUT] = {}
 
 
 def _reported(state: Any) -> Any:

@@ -1,0 +1,73 @@
+"""The pages in the chapters' order, and the sidebar's navigation: page links grouped by chapter.
+
+The navigation marks each page whose "Your turn" cell is solved with a ✓ and counts them; in
+presenter mode the bar links the previous and the next page instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from streamlit.delta_generator import DeltaGenerator
+from streamlit.errors import StreamlitPageNotFoundError
+
+from exercises import BY_PAGE, CELLS
+from ui.text import pick
+from ui.text.exercise import TEXT as TURN_TEXT
+
+# (file, text key, group); the URL of pages/N_slug.py is /slug
+PAGES: list[tuple[str, str, str | None]] = [
+    ("app.py", "home", None),
+    ("pages/1_qkv.py", "page_qkv", "chapter8"),
+    ("pages/2_scores.py", "page_scores", "chapter8"),
+    ("pages/3_softmax.py", "page_softmax", "chapter8"),
+    ("pages/4_mix.py", "page_mix", "chapter8"),
+    ("pages/5_heads.py", "page_heads", "chapter9"),
+    ("pages/6_concat.py", "page_concat", "chapter9"),
+    ("pages/7_layernorm.py", "page_layernorm", "chapter9"),
+    ("pages/8_depth.py", "page_depth", "chapter9"),
+    ("pages/9_code.py", "page_code", "chapter9"),
+    ("pages/10_learned.py", "page_learned", "beyond"),
+]
+
+
+def page_file(page: str) -> str:
+    """The file of the page whose text key is ``page`` (``"page_mix"`` -> pages/4_mix.py)."""
+    return next(path for path, key, _ in PAGES if key == page)
+
+
+def slug(path: str) -> str:
+    """The URL path of a page file: pages/4_mix.py -> mix, app.py -> "" (the home page)."""
+    return path.removesuffix(".py").partition("_")[2]
+
+
+def neighbour(bar: DeltaGenerator, t: Callable[..., str], current: str, step: int) -> None:
+    """The page ``step`` away from this one (-1: previous, +1: next) as a link in the bar."""
+    paths = [path for path, _, _ in PAGES]
+    j = paths.index(current) + step
+    if 0 <= j < len(PAGES):
+        path, key, _ = PAGES[j]
+        number = t(key).partition(". ")[0]  # "3" of "3. Scale, mask, softmax"; "Home"
+        icon = ":material/arrow_back:" if step < 0 else ":material/arrow_forward:"
+        try:
+            bar.page_link(path, label=number, icon=icon, help=t(key))
+        except StreamlitPageNotFoundError:  # a page run on its own has no page list
+            bar.caption(t(key))
+
+
+def navigation(box: DeltaGenerator, t: Callable[..., str], lang: str, done: set[str]) -> None:
+    """Every page as a link, under its chapter's name; ``done``: the ids of the solved cells,
+    whose pages get a ✓, and their count under the list."""
+    group = None
+    for path, key, page_group in PAGES:
+        if page_group != group and page_group is not None:
+            box.caption(t(page_group))
+            group = page_group
+        cell = BY_PAGE.get(slug(path))
+        label = t(key) + (" ✓" if cell is not None and cell.id in done else "")
+        try:
+            box.page_link(path, label=label)
+        except StreamlitPageNotFoundError:
+            # a page script run on its own (AppTest opening a page file) has no page list
+            box.caption(label)
+    box.caption(pick(TURN_TEXT, lang, "progress", done=len(done), total=len(CELLS)))

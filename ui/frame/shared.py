@@ -1,0 +1,279 @@
+"""The shared settings: the controls every lesson reads (sentence, sizes, seed, mask, head,
+embeddings) and the presets, drawn only where a page uses them, and kept in the link where not.
+
+A page names the settings that act on it (``frame(..., uses=...)``). A used setting is a widget,
+bound to the URL and kept for the session; one a page does not use is not drawn, and its value
+(the session's, else the link's) stays in the link, so that a lesson page opened next from here
+shows the class's numbers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+from streamlit.errors import StreamlitAPIException
+
+import llm
+from ui.frame.controls import keep_in_link
+from ui.frame.url_check import D_MODEL_MAX, DEFAULT_TEXT, DEFAULTS, default_heads
+
+PRESETS: dict[str, dict[str, object]] = {
+    "chapter8": {"d_model": 4, "n_heads": 1, "embeddings": "handmade", "seed": 0, "causal": True},
+    "chapter9": {"d_model": 8, "n_heads": 4, "embeddings": "seeded", "seed": 0, "causal": True},
+}
+# every shared setting a page may use, in the sidebar's order; the default of ``frame(uses=)``
+SHARED: tuple[str, ...] = ("d_model", "n_heads", "seed", "text", "causal", "embeddings", "head")
+BOUND = {"bind": "query-params", "persist_state": "session"}
+
+
+@dataclass(frozen=True)
+class Shared:
+    """The shared settings' values, drawn or kept: what the lab is computed from."""
+
+    text: str
+    cfg: llm.AttentionConfig
+    causal: bool
+    head: int
+
+
+def shared_controls(
+    t: Callable[..., str], bar: DeltaGenerator | None, uses: Collection[str]
+) -> Shared:
+    """The shared controls a page uses, in the sidebar (called inside it), the others kept. In
+    presenter mode the four a teacher moves in class (presets, d_model, heads, seed) go to the
+    bar at the top, those of them the page uses."""
+    side = st.container()
+    box = bar or side
+    if uses:  # a preset sets every shared setting: offered where the page reads them
+        _presets(t, box, bar is not None)
+    d_model = _d_model(t, box, bar is not None) if "d_model" in uses else _kept_d_model()
+    if "n_heads" in uses:
+        n_heads = _n_heads(t, box, bar is not None, d_model)
+    else:
+        n_heads = _kept_n_heads(d_model)
+    seed = _seed(t, box, bar is not None) if "seed" in uses else _kept_seed()
+    text = _text(t) if "text" in uses else _kept_text()
+    causal = _causal(t) if "causal" in uses else _kept_causal()
+    embeddings = _embeddings(t, d_model, "embeddings" in uses)
+    head = _head(t, n_heads) if "head" in uses else _kept_head(n_heads)
+    cfg = llm.AttentionConfig(d_model=d_model, n_heads=n_heads, seed=seed, embeddings=embeddings)
+    return Shared(text=text, cfg=cfg, causal=causal, head=head)
+
+
+def _apply_preset(name: str) -> None:
+    st.session_state.update(PRESETS[name])
+    st.session_state["text"] = DEFAULT_TEXT
+    st.session_state["head"] = 0
+    st.session_state["_sync_url"] = True
+
+
+def _new_seed() -> None:
+    st.session_state["seed"] = secrets.randbelow(llm.MAX_SEED + 1)
+    st.session_state["_sync_url"] = True
+
+
+def _presets(t: Callable[..., str], box: DeltaGenerator, in_bar: bool) -> None:
+    """The chapters' two presets: a caption and two buttons side by side, or two buttons with a
+    short label each in the bar."""
+    short = "_short" if in_bar else ""  # the bar's labels are a word each
+    if not in_bar:
+        box.caption(t("presets"))
+    columns = [box, box] if in_bar else box.columns(2)
+    for column, name, text_key in zip(columns, PRESETS, ("preset8", "preset9"), strict=True):
+        column.button(
+            t(f"{text_key}{short}"),
+            help=t(f"{text_key}_help"),
+            on_click=_apply_preset,
+            args=(name,),
+            key=f"preset_{name}",
+        )
+
+
+def _d_model(t: Callable[..., str], box: DeltaGenerator, in_bar: bool) -> int:
+    """The d_model slider."""
+    return box.slider(
+        t("d_model_short" if in_bar else "d_model"),
+        2,
+        D_MODEL_MAX,
+        value=8,
+        key="d_model",
+        width=200 if in_bar else "stretch",
+        **BOUND,
+    )
+
+
+def _n_heads(t: Callable[..., str], box: DeltaGenerator, in_bar: bool, d_model: int) -> int:
+    """The head count among d_model's divisors; a count d_model no longer allows falls back to
+    the default one."""
+    ss = st.session_state
+    options = llm.divisors(d_model)
+    if ss.get("n_heads") is not None and ss["n_heads"] not in options:
+        ss["n_heads"] = default_heads(d_model)
+        ss["_sync_url"] = True
+    return box.selectbox(
+        t("n_heads_short" if in_bar else "n_heads"),
+        options,
+        index=options.index(default_heads(d_model)),
+        help=t("n_heads_help"),
+        key="n_heads",
+        width=100 if in_bar else "stretch",
+        **BOUND,
+    )
+
+
+def _seed(t: Callable[..., str], box: DeltaGenerator, in_bar: bool) -> int:
+    """The seed, and the button that draws a new one."""
+    seed = box.number_input(
+        t("seed_short" if in_bar else "seed"),
+        0,
+        llm.MAX_SEED,
+        value=0,
+        step=1,
+        help=t("seed_help"),
+        key="seed",
+        width=140 if in_bar else "stretch",
+        **BOUND,
+    )
+    # in the sidebar on a line of its own: beside the seed it would have room for two letters
+    box.button(
+        "" if in_bar else t("new_seed"),
+        help=t("new_seed"),
+        on_click=_new_seed,
+        icon=":material/casino:",
+        key="new_seed",
+    )
+    return int(seed)
+
+
+def _text(t: Callable[..., str]) -> str:
+    """The sentence."""
+    return st.text_input(
+        t("text"),
+        value=DEFAULT_TEXT,
+        max_chars=llm.MAX_CHARS,
+        help=t("text_help", max_tokens=llm.MAX_TOKENS),
+        key="text",
+        **BOUND,
+    )
+
+
+def _causal(t: Callable[..., str]) -> bool:
+    """The causal mask's switch."""
+    return st.toggle(t("causal"), value=True, key="causal", **BOUND)
+
+
+def _embeddings(t: Callable[..., str], d_model: int, drawn: bool) -> str:
+    """The embeddings, seeded or the chapter's hand-made table, which only exists in 4-D:
+    elsewhere "seeded" is the only choice, so a link asking for handmade with another d_model
+    is refused like any invalid option. Both choices stay on show (the radio greyed out where
+    one is possible), so the sidebar says what the other one is and when it opens."""
+    ss = st.session_state
+    kinds = list(llm.EMBEDDINGS)
+    allowed = kinds if d_model == llm.HANDMADE_D_MODEL else ["seeded"]
+    if ss.get("embeddings") is not None and ss["embeddings"] not in allowed:
+        ss["embeddings"] = "seeded"
+        ss["_sync_url"] = True
+    # not bound to the URL: its label is translated, the link keeps the value's id (keep_in_link)
+    if "embeddings" not in ss:  # a visit's first run: the link's value (check_url checked it)
+        linked = st.query_params.get("embeddings")
+        ss["embeddings"] = linked if linked in allowed else "seeded"
+    if not drawn:
+        _keep("embeddings", ss["embeddings"], "seeded")
+        return ss["embeddings"]
+    embeddings = st.radio(
+        t("embeddings"),
+        kinds,
+        format_func=lambda kind: t(f"emb_name_{kind}"),
+        captions=[t(f"emb_{e}") for e in kinds],
+        key="embeddings",
+        persist_state="session",
+        disabled=len(allowed) == 1,
+    )
+    keep_in_link("embeddings", embeddings, "seeded")
+    return embeddings
+
+
+def _head(t: Callable[..., str], n_heads: int) -> int:
+    """The head shown where one is shown; one past the head count falls back to head 0."""
+    ss = st.session_state
+    heads = list(range(n_heads))
+    if ss.get("head") is not None and ss["head"] not in heads:
+        ss["head"] = 0
+        ss["_sync_url"] = True
+    return st.selectbox(t("head"), heads, key="head", **BOUND)
+
+
+# --- the settings a page does not use: not drawn, their values kept in the session and the link
+
+
+def _linked_int(name: str, low: int, high: int) -> int | None:
+    """The link's whole number ``name`` within [low, high], or None."""
+    try:
+        value = int(st.query_params.get(name, "").strip())
+    except ValueError:
+        return None
+    return value if low <= value <= high else None
+
+
+def _keep(name: str, value: str, default: str) -> None:
+    """The link keeps a setting no widget writes on this page (``keep_in_link``); a parameter
+    a widget of the page before still holds is left to that widget."""
+    with contextlib.suppress(StreamlitAPIException):
+        keep_in_link(name, value, default)
+
+
+def _kept_int(name: str, low: int, high: int, default: int) -> int:
+    """A whole-number setting the page does not draw: the session's, else the link's, else the
+    default; kept in the session (for the next page's widget) and in the link."""
+    ss = st.session_state
+    value = ss.get(name)
+    if not isinstance(value, int) or not low <= value <= high:
+        linked = _linked_int(name, low, high)
+        ss[name] = value = default if linked is None else linked
+    _keep(name, str(value), str(default))
+    return value
+
+
+def _kept_d_model() -> int:
+    return _kept_int("d_model", 2, D_MODEL_MAX, int(DEFAULTS["d_model"]))
+
+
+def _kept_n_heads(d_model: int) -> int:
+    """The head count, one of d_model's divisors (else the default one)."""
+    ss = st.session_state
+    default = default_heads(d_model)
+    n_heads = _kept_int("n_heads", 1, llm.MAX_HEADS, default)
+    if d_model % n_heads:
+        ss["n_heads"] = n_heads = default
+        _keep("n_heads", str(n_heads), str(default))
+    return n_heads
+
+
+def _kept_seed() -> int:
+    return _kept_int("seed", 0, llm.MAX_SEED, 0)
+
+
+def _kept_head(n_heads: int) -> int:
+    return _kept_int("head", 0, n_heads - 1, 0)
+
+
+def _kept_text() -> str:
+    """The sentence (check_url replaces one that cannot be read on the visit's next run)."""
+    ss = st.session_state
+    if not isinstance(ss.get("text"), str):
+        ss["text"] = st.query_params.get("text", DEFAULT_TEXT)
+    _keep("text", ss["text"], DEFAULT_TEXT)
+    return ss["text"]
+
+
+def _kept_causal() -> bool:
+    ss = st.session_state
+    if not isinstance(ss.get("causal"), bool):
+        ss["causal"] = st.query_params.get("causal", "true") != "false"
+    _keep("causal", "true" if ss["causal"] else "false", "true")
+    return ss["causal"]
