@@ -3,6 +3,7 @@
 import pyarrow as pa
 import streamlit as st
 
+from ui.classroom.join import join_box
 from ui.frame.page import frame
 from ui.text import translator
 from ui.text.home import TEXT
@@ -21,6 +22,7 @@ st.subheader(t("tagline"), anchor=False)
 # presenter mode folds the sidebar away: its controls are in the bar at the top
 st.write(t("intro", where=t("where_bar" if s.present else "where_sidebar")))
 st.info(t("turn"), icon=":material/edit_note:")
+join_box(s.lang)  # a student types the code the teacher shows
 
 st.markdown(f"**{t('tokens')}**")
 # one row, a column per position; an Arrow table is what st.dataframe sends, built directly

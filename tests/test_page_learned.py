@@ -15,6 +15,7 @@ from llm import behaviour
 from tests.apptest_pages import array_of, figure, figure_pieces, link_opener, shown_text, z_of
 from ui.lab.shared_cache import STORE
 from ui.text.learned import TEXT
+from ui.text.questions import TEXT as QUESTION_TEXT
 
 PAGE = "../pages/10_learned.py"
 DEFAULT = "the cat sat on the mat . the cat sat on the mat"
@@ -372,4 +373,6 @@ def test_presenter_mode_folds_the_model_s_description_and_sets_the_step_beside_t
     assert sentence.text_input(key="sentence").value == DEFAULT
     assert step.select_slider(key="step").value == llm.load_model().steps[-1]
     plain = opened()
-    assert not plain.expander and "No MLP" in shown_text(plain)
+    # the only folded section is the page's questions (predict, then reveal), not the model
+    assert [e.label for e in plain.expander] == [QUESTION_TEXT["en"]["alone"]]
+    assert "No MLP" in shown_text(plain)

@@ -16,7 +16,10 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 import llm
+from ui import classroom
 from ui.draw.style import CHART_CSS, EDITOR_CSS
+from ui.frame.components.announce import announce_lab
+from ui.frame.components.page_lang import page_lang
 from ui.frame.navigation import PAGES, navigation, neighbour, page_file, slug
 from ui.frame.presenter import (
     PRESENT_CSS,
@@ -112,18 +115,24 @@ def frame(page: str, values: tuple[Value, ...] = (), uses: Collection[str] = SHA
     st.html(CHART_CSS + EDITOR_CSS + STORE_CSS + (PRESENT_CSS if present else SWITCH_CSS))
     _check_link(values)
     current = page_file(page)
-    lang, shared, summary, qr_box = _sidebar(current, present, uses)
+    classroom.arrive(current, values)  # a followed teacher's change, before any control
+    lang, shared, summary, bar = _sidebar(current, present, uses)
+    hidden = st.container()  # the document's language and title, the live region: one place
+    t = translator(TEXT, lang)
+    with hidden:
+        page_lang(lang, t(page))
     _url_report(page, lang)
     lab = _lab_or_stop(shared, lang)
-    t = translator(TEXT, lang)
+    with hidden:
+        announce_lab(lang, lab, shared.text, shared.causal, shared.head)
     summary.caption(_summary(t, lab) + "\n\n" + t("share") if uses else t("share"))
     sizes = Sizes(n_tokens=len(lab.tokens), d_model=lab.cfg.d_model, n_heads=lab.cfg.n_heads)
     mine = page_values(values, sizes, lang)
-    if qr_box is not None:
-        own = {
-            v.name: v.label(mine[v.name]) for v in values if mine[v.name] != v.default_for(sizes)
-        }
-        _class_qr(qr_box, t, lang, current, shared, own)
+    labels = {v.name: v.label(mine[v.name]) for v in values}
+    classroom.in_class(lang, slug(current), current, _path_of, values, labels, bar and bar[1])
+    if bar is not None:
+        own = {v.name: labels[v.name] for v in values if mine[v.name] != v.default_for(sizes)}
+        _class_qr(bar[0], t, lang, current, shared, own | classroom.class_link_params())
     return Settings(
         lang=lang,
         text=shared.text,
@@ -155,13 +164,13 @@ def _check_link(values: tuple[Value, ...]) -> None:
 
 def _sidebar(
     current: str, present: bool, uses: Collection[str]
-) -> tuple[str, Shared, DeltaGenerator, DeltaGenerator | None]:
+) -> tuple[str, Shared, DeltaGenerator, tuple[DeltaGenerator, DeltaGenerator] | None]:
     """The language, the shared controls the page uses, the summary's place and the page list;
     in presenter mode the bar at the top instead: (lang, settings, summary box, the bar's QR
-    code box or None).
+    code box and its class box, or None).
 
     Presenter mode's bar is one row, drawn left to right: previous page, the controls, next
-    page, the QR code (filled in once the settings are known), the switch.
+    page, the QR code (filled in once the settings are known), the class, the switch.
     """
     # above everything the page draws: the presenter's bar, or else the switch that opens it
     top = st.container() if present else st.container(key="present_switch")
@@ -177,16 +186,20 @@ def _sidebar(
         summary = st.container()
         pages = st.container()  # the page list, under the settings it would push off the screen
     navigation(pages, t, lang, progress())
-    qr_box = None
+    boxes = None
     if bar is not None:
         neighbour(bar, t, current, +1)
         qr_box = bar.popover(t("qr"), icon=":material/qr_code_2:")
+        class_box = bar.container(
+            horizontal=True, vertical_alignment="center", gap="xsmall", key="class_box"
+        )
+        boxes = (qr_box, class_box)
     _present_switch(bar if bar is not None else top, t, bar is not None)
     if "_url_fixes" in st.session_state or st.session_state.pop("_sync_url", False):
         # a value the app sets on a URL-bound widget reaches the address bar one run late in
         # Streamlit 1.67: one more run right away keeps the link equal to what the page shows
         st.rerun()
-    return lang, shared, summary, qr_box
+    return lang, shared, summary, boxes
 
 
 def _present_switch(box: DeltaGenerator, t: Callable[..., str], in_bar: bool) -> None:
@@ -259,6 +272,11 @@ def _class_qr(
         link_params(lang, shared.text, shared.cfg, shared.causal, shared.head, own),
     )
     show_qr(box, link, t("qr_caption"), t("qr_too_long"))
+
+
+def _path_of(page_slug: str) -> str:
+    """The page file of a URL slug ("softmax" -> pages/3_softmax.py; "" -> app.py)."""
+    return next((path for path, _, _ in PAGES if slug(path) == page_slug), "app.py")
 
 
 def _presenting() -> bool:

@@ -28,7 +28,7 @@ DEFAULTS: dict[str, object] = {
     "head": 0,
 }
 SHARED_KEYS = ("text", "d_model", "n_heads", "seed", "causal", "embeddings", "head", "lang")
-SHARED_KEYS += ("present",)  # presenter mode
+SHARED_KEYS += ("present", "class")  # presenter mode; the class a student follows
 
 
 def default_heads(d_model: int) -> int:

@@ -20,6 +20,7 @@ import streamlit as st
 import exercises as ex
 import sandbox
 from llm import LN_EPS
+from ui.classroom import report_check
 from ui.draw.sections import folded
 from ui.text import md_escape, pick, translator
 from ui.text.exercise import TEXT
@@ -198,6 +199,7 @@ def _check(cell_id: str, case: _Case) -> None:
     owner = st.session_state.setdefault(OWNER, secrets.token_hex(8))
     verdict = ex.check(cell_id, code, case.current(), owner=owner)
     st.session_state.setdefault(VERDICTS, {})[cell_id] = (verdict, code)
+    report_check(cell_id, verdict.passed, verdict.code)  # to a class: never the code
     if not verdict.passed:
         note_code(cell_id, code)
         return

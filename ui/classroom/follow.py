@@ -1,0 +1,156 @@
+"""A student following the teacher: the banner, the poll that notices a change, and the change
+applied to this session's controls before the page draws them.
+
+The poll is a fragment that reads the process's cache of the teacher's screen
+(``ui.classroom.live.followers``: one store read a second per process) and draws nothing: while
+the screen stays the same it costs almost nothing. When it changed, the new page and values are
+kept in the session and the page reruns (or switches page); the frame calls ``arrive`` first,
+which sets the controls as a link would, so the student's address bar follows too. The
+student's language and "Your turn" work are never touched.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+
+import streamlit as st
+
+import llm
+from ui.classroom.live import POLL_SECONDS, asked, attempt, followers, room, words
+from ui.classroom.questions import student_box
+from ui.frame.url_values import Refused, Sizes, Value
+from ui.text import translator
+from ui.text.classroom import TEXT
+
+PENDING = "_class_pending"  # the teacher's values, to set before the controls are drawn
+SEEN = "_class_seen"  # the version of the teacher's screen this session last applied
+FOLLOW = "_class_follow"  # False once the student explores on their own
+OVER = "_class_over"  # the class ended (or never was): the banner says so, the poll stops
+QUESTION = "_class_question"  # (number, round, revealed) of the question the page shows
+REFUSED = "_class_refused"  # (code, ClassError): this student could not join (a full class)
+BEAT_SECONDS = 20.0  # a follower says it is still there this often (connected = last minute)
+_INTS = ("d_model", "n_heads", "seed", "head")
+
+
+def arrive(current: str, values: tuple[Value, ...]) -> None:
+    """Go to the teacher's page and set the controls to the teacher's values kept by the poll
+    (called before any control: a page switch from the poll itself would meet the bound
+    controls of the page it leaves)."""
+    ss = st.session_state
+    if ss.get(PENDING) is None:
+        return
+    target, pending = ss[PENDING]
+    if target != current:
+        # only the class in the new page's link: the bound controls write their own values
+        # there once set below (a bound parameter may not be set or cleared by the app)
+        st.switch_page(target, query_params={"class": st.query_params.get("class", "")})
+    del ss[PENDING]
+    shared = _shared(pending)
+    ss.update(shared)
+    try:
+        n_tokens = len(llm.tokenize(shared.get("text", ss.get("text") or "")))
+    except llm.LabError:
+        n_tokens = 1
+    d_model = int(ss.get("d_model") or 8)
+    n_heads = int(ss.get("n_heads") or 4)
+    sizes = Sizes(n_tokens=n_tokens, d_model=d_model, n_heads=n_heads)
+    for value in values:
+        try:
+            raw = pending.get(value.name)
+            ss[value.name] = value.default_for(sizes) if raw is None else value.parse(raw, sizes)
+        except Refused:
+            ss[value.name] = value.default_for(sizes)
+    ss["_sync_url"] = True  # the address bar takes the set values one run later (the frame)
+
+
+def _shared(values: Mapping[str, str]) -> dict[str, object]:
+    """The shared settings among the teacher's values, typed as their controls hold them."""
+    out: dict[str, object] = {}
+    for key in _INTS:
+        if key in values and values[key].isdigit():
+            out[key] = int(values[key])
+    if values.get("causal") in ("true", "false"):
+        out["causal"] = values["causal"] == "true"
+    if values.get("embeddings") in llm.EMBEDDINGS:
+        out["embeddings"] = values["embeddings"]
+    if isinstance(values.get("text"), str):
+        out["text"] = values["text"]
+    return out
+
+
+def banner(code: str, lang: str, path_of: Callable[[str], str], current: str) -> None:
+    """The line on top of a student's page: following or exploring, and the way back."""
+    ss = st.session_state
+    t = translator(TEXT, lang)
+    if ss.get(OVER) == code:
+        st.info(t("ended", code=code), icon=":material/event_busy:")
+        return
+    refused = ss.get(REFUSED)
+    if refused is not None and refused[0] == code:
+        st.warning(
+            t("refused", code=code, why=words(refused[1], lang)), icon=":material/group_off:"
+        )
+        return
+    row = st.container(horizontal=True, vertical_alignment="center", key="class_banner")
+    if ss.get(FOLLOW, True):
+        row.markdown(f":material/cast_for_education: {t('following', code=code)}")
+        row.button(t("explore"), help=t("explore_help"), on_click=_explore, key="class_explore")
+    else:
+        row.markdown(f":material/explore: {t('exploring', code=code)}")
+        row.button(t("back"), help=t("back_help"), on_click=_back, key="class_back")
+    with row:
+        _poll(code, path_of, current)
+    student_box(lang, code, ss["_class_student"], asked())
+
+
+def _explore() -> None:
+    st.session_state[FOLLOW] = False
+
+
+def _back() -> None:
+    ss = st.session_state
+    ss[FOLLOW] = True
+    ss[SEEN] = None  # the poll that follows at once applies the teacher's screen
+
+
+@st.fragment(run_every=POLL_SECONDS)
+def _poll(code: str, path_of: Callable[[str], str], current: str) -> None:
+    """Every second: has the teacher's screen changed? Draws nothing while it has not."""
+    ss = st.session_state
+    _beat(code)
+    state, err = attempt(lambda: followers().state(code))
+    if err is not None:
+        if err.code in ("ended", "unknown_class"):
+            ss[OVER] = code
+            st.rerun(scope="app")
+        return  # unavailable: the next poll tries again
+    question, _ = attempt(lambda: asked().state(code)[0])
+    shown = None if question is None else (question.number, question.round, question.revealed)
+    if shown != ss.get(QUESTION):
+        ss[QUESTION] = shown  # a question opened, revealed or asked again: the page shows it
+        st.rerun(scope="app")
+    if not ss.get(FOLLOW, True) or state.version == ss.get(SEEN):
+        return
+    ss[SEEN] = state.version
+    ss[PENDING] = (path_of(state.page), dict(state.values))
+    st.rerun(scope="app")
+
+
+def _beat(code: str) -> None:
+    """Join once, then tell the class this student is still here every ``BEAT_SECONDS``; a
+    refused join (the class is full) ends the following with its message."""
+    ss = st.session_state
+    now = time.monotonic()
+    if ss.get("_class_beat", (None, 0.0))[0] == code and now - ss["_class_beat"][1] < BEAT_SECONDS:
+        return
+    me = ss["_class_student"]
+    joined = ss.get("_class_joined") == code
+    call = room().heartbeat if joined else room().join
+    _, err = attempt(lambda: call(code, me))
+    ss["_class_beat"] = (code, now)
+    if err is None:
+        ss["_class_joined"] = code
+    elif not joined and err.code in ("full", "rate_limited"):
+        ss[REFUSED] = (code, err)
+        st.rerun(scope="app")
