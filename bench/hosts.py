@@ -2,12 +2,14 @@
 
 Each host is a network namespace running the app as one Streamlit process (tests/hosts/harness.py),
 pinned with ``taskset``: one host on core 0, then two hosts on cores 0 and 1. HAProxy
-(deploy/haproxy.cfg.template, cookie stickiness) and this load client run on core 1 in both runs:
+(deploy/haproxy.cfg.template, cookie stickiness) and this load client run on core 1 in both runs,
+both in the lab's namespace ``lab-lb`` (the client in a thread of this process that entered it):
 beside nothing in the one-host run, beside host B in the two-host run, so the ratio counts what
 they cost. The load is bench.load's: N sessions at a student's pace (a control changed about every
 2 s), then saturation (C sessions with no pause; the best reruns/s of any C). The client opens
 websockets without the cookie, so HAProxy's round robin spreads them evenly over the hosts.
-Needs root, ``ip netns`` and haproxy; every request stays on 127.0.0.1 and the lab's namespaces.
+Needs root, ``ip netns`` and haproxy; every request stays in the lab's namespaces, whose making
+changes no link or address of the root namespace.
 """
 
 from __future__ import annotations
@@ -71,9 +73,10 @@ def _one(names: str, cpus: dict[str, str], quick: bool, seed: int) -> dict:
             "hosts": len(names),
             "cores": {lab.hosts[n].server: c for n, c in cpus.items()},
         }
-        out["class"] = asyncio.run(_class(front, class_n, duration, PACE_S, seed, pages))
+        # the client's sockets are lab-lb's, where HAProxy listens on 127.0.0.1
+        out["class"] = lab.in_lb(asyncio.run, _class(front, class_n, duration, PACE_S, seed, pages))
         out["saturation"] = [
-            asyncio.run(_class(front, c, sat_duration, None, seed + 1 + i, pages))
+            lab.in_lb(asyncio.run, _class(front, c, sat_duration, None, seed + 1 + i, pages))
             for i, c in enumerate((4, 8) if quick else (4, 8, 16))
         ]
         out["rss_mb"] = front.rss().get("VmHWM")
@@ -89,7 +92,8 @@ def _one(names: str, cpus: dict[str, str], quick: bool, seed: int) -> dict:
 
 
 def run(quick: bool = False) -> dict:
-    """One host, then two; the load client pinned to core 1 meanwhile."""
+    """One host, then two; the load client pinned to core 1 meanwhile (the lab's thread in
+    lab-lb, made after, is pinned with it)."""
     before = os.sched_getaffinity(0)
     started = time.perf_counter()
     result: dict = {"loadavg_start": loadavg(), "client_cpus": sorted(CLIENT_CPUS), "runs": []}

@@ -11,9 +11,11 @@ workers, and the multi-host tests, which make and remove network namespaces of f
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Playwright, sync_playwright
 
 TESTS = Path(__file__).resolve().parent
 # test files (relative to tests/) whose tests all run on one worker
@@ -60,3 +62,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         group = group_of(item.path)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
+
+
+@pytest.fixture(scope="session")
+def playwright() -> Iterator[Playwright]:
+    """The worker's one playwright driver: its sync API runs an event loop of its own, so a
+    second driver in the same process fails; the browser tests and the multi-host ones each
+    launch their chromium from this one."""
+    with sync_playwright() as driver:
+        yield driver

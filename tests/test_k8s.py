@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import copy
 import json
@@ -370,7 +371,10 @@ def test_serve_keeps_the_given_cookie_secret_with_one_process(front: str, tmp_pa
         assert environ(streamlit[0])["STREAMLIT_SERVER_COOKIE_SECRET"] == GIVEN_SECRET
         # a visitor's page runs to its end, its figures drawn (on the read-only root too)
         visit = Session(f"ws://127.0.0.1:{port}/_stcore/stream", "softmax", {"seed": 3})
-        rerun = asyncio.run(visit_once(visit))
+        # in a thread of its own: on a worker where playwright's sync API runs, this thread
+        # has an event loop running already
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            rerun = pool.submit(asyncio.run, visit_once(visit)).result()
         assert rerun.errors == [] and rerun.charts > 0
     finally:
         script.terminate()

@@ -11,7 +11,7 @@ import os
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser, Playwright
 
 from tests.e2e.harness import (
     CHROMIUM,
@@ -33,18 +33,17 @@ def server() -> Iterator[Server]:
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[Browser]:
+def browser(playwright: Playwright) -> Iterator[Browser]:
     """One headless chromium for the session. Missing chromium is a failure, never a skip."""
     if not os.access(CHROMIUM, os.X_OK):
         pytest.fail(
             f"{CHROMIUM} is missing: scripts/test.sh installs it (apt-get install chromium)"
         )
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
-        )
-        yield chromium
-        chromium.close()
+    chromium = playwright.chromium.launch(
+        executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
+    )
+    yield chromium
+    chromium.close()
 
 
 @pytest.fixture

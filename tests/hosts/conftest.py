@@ -1,14 +1,16 @@
 """Fixtures of the multi-host tests: three app hosts behind HAProxy, and headless chromium.
 
 ``lab`` starts the hosts once for the whole run and removes everything after, then asserts that
-no ``lab-`` namespace, link or child process is left. ``hosts`` hands each test the lab in its
-starting state (every host up with the same cookie secret, HAProxy sticky), whatever the test
-before it stopped or changed. ``lab_visit`` opens a browser context through HAProxy; a test
-that needs another browser on the lab calls ``browsing.visit`` itself.
+no ``lab-`` namespace (the hosts' ones, ``lab-lb``), root link or child process is left, and that
+the root namespace's links and addresses are what they were before. ``hosts`` hands each test
+the lab in its starting state (every host up with the same cookie secret, HAProxy sticky),
+whatever the test before it stopped or changed. ``browser`` is a chromium inside ``lab-lb``,
+beside HAProxy; ``lab_visit`` opens a browser context through HAProxy; a test that needs another
+browser on the lab calls ``browsing.visit`` itself.
 
 ``LAB_ENV`` is the environment every host gets on top of the cookie secret; ``{gateway}`` in a
-value is replaced by that host's host-side address (198.18.N.1), where a service the root
-namespace runs (PostgreSQL for the class store) is reached from the host.
+value is replaced by ``lab-lb``'s address facing that host (198.18.N.1), where a service the lab
+runs there (``Lab.run_in_lb``: PostgreSQL for the class store) is reached from the host.
 """
 
 from __future__ import annotations
@@ -17,11 +19,19 @@ import os
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser, Playwright
 
 from tests.e2e.harness import CHROMIUM, CHROMIUM_ARGS, screenshot
 from tests.hosts.browsing import Visit, visit
-from tests.hosts.harness import Lab, LabUnavailable, hosts_lab, leftovers, require_tools
+from tests.hosts.harness import (
+    LB_NAMESPACE,
+    Lab,
+    LabUnavailable,
+    hosts_lab,
+    leftovers,
+    links_and_addresses,
+    require_tools,
+)
 
 LAB_ENV: dict[str, str] = {}
 
@@ -37,28 +47,35 @@ def lab() -> Iterator[Lab]:
         yield started
     left = leftovers()
     assert left == [], f"the lab left these behind: {left}"
+    # as they were when the lab started (after it removed what an earlier run left)
+    after = links_and_addresses()
+    assert after == started.root_before, "the root namespace's links or addresses changed"
 
 
 @pytest.fixture
 def hosts(lab: Lab) -> Lab:
-    """The lab as it starts: every host running with the lab's secret, HAProxy sticky."""
+    """The lab as it starts: every host running with the lab's secret, HAProxy sticky; the root
+    namespace's links and addresses as they were before the lab, lab-lb's as the lab made them
+    (a change there would make the lab's chromium drop its connections)."""
     lab.reset()
+    assert links_and_addresses() == lab.root_before, "the lab changed the root namespace"
+    assert links_and_addresses(LB_NAMESPACE) == lab.lb_before, "a link of lab-lb changed"
     return lab
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[Browser]:
-    """One headless chromium for the run. Missing chromium is a failure, never a skip."""
+def browser(playwright: Playwright, lab: Lab) -> Iterator[Browser]:
+    """One headless chromium for the run, in ``lab-lb`` (``Lab.chromium``), closed before the
+    lab. Missing chromium is a failure, never a skip."""
     if not os.access(CHROMIUM, os.X_OK):
         pytest.fail(
             f"{CHROMIUM} is missing: scripts/test.sh installs it (apt-get install chromium)"
         )
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
-        )
-        yield chromium
-        chromium.close()
+    chromium = playwright.chromium.launch(
+        executable_path=lab.chromium, args=CHROMIUM_ARGS, headless=True
+    )
+    yield chromium
+    chromium.close()
 
 
 @pytest.fixture

@@ -1,12 +1,15 @@
 """Several app hosts, each in its own network namespace, behind HAProxy: start, stop, tear down.
 
-Host ``A`` is namespace ``lab-hA`` with a veth pair: ``lab-vA`` in the root namespace holds
-198.18.1.1/30, its peer in the namespace 198.18.1.2/30 (B is 198.18.2.x, C 198.18.3.x: the
-benchmarking range, 198.18.0.0/15, which no real network uses). Each host runs the app as one
-``streamlit run`` on port 8501 of its own address, optionally pinned to cores with ``taskset``;
-HAProxy (deploy/haproxy.cfg.template) listens on 127.0.0.1 and names the host of every response
-in ``X-Lab-Host``. ``hosts_lab`` always removes everything it made, and first what an earlier
-run left behind (the same fixed names): processes, namespaces, links, temporary files.
+Host ``A`` is namespace ``lab-hA`` with a veth pair: ``lab-vA`` in the balancer's namespace
+``lab-lb`` holds 198.18.1.1/30, its peer in the host 198.18.1.2/30 (B is 198.18.2.x, C 198.18.3.x:
+the benchmarking range, 198.18.0.0/15, which no real network uses). Each host runs the app as one
+``streamlit run`` on port 8501 of its own address, optionally pinned to cores with ``taskset``.
+HAProxy (deploy/haproxy.cfg.template) runs in ``lab-lb``, listens on its 127.0.0.1 and names the
+host of every response in ``X-Lab-Host``; whatever talks to it runs in ``lab-lb`` too: the
+browser (``Lab.chromium``), Python calls (``Lab.in_lb``), services the hosts use, such as
+PostgreSQL on the hosts' gateways (``Lab.run_in_lb``). The root namespace's links and addresses
+never change (tests/hosts/network.py). ``hosts_lab`` always removes everything it made, and first
+what an earlier run left behind (the same fixed names): processes, namespaces, temporary files.
 """
 
 from __future__ import annotations
@@ -20,14 +23,15 @@ import signal
 import socket
 import subprocess
 import tempfile
-import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from tests.hosts.machine import (
     HAPROXY,
+    LB_NAMESPACE,
     LINK_PREFIX,
     NAMESPACE_PREFIX,
     ROOT,
@@ -35,20 +39,31 @@ from tests.hosts.machine import (
     LabUnavailable,
     app_python,
     clean_stale,
+    clear_namespace,
     free_port,
     http_get,
     leftovers,
     require_tools,
-    run_command,
+    sigterm_interrupts,
     stop_process,
+)
+from tests.hosts.network import (
+    NamespaceThread,
+    in_namespace,
+    links_and_addresses,
+    make_balancer_namespace,
+    make_host_namespace,
 )
 
 __all__ = ["Host", "Lab", "LabUnavailable", "hosts_lab", "http_get", "leftovers", "require_tools"]
+__all__ += ["LB_NAMESPACE", "links_and_addresses"]
 
 TEMPLATE = ROOT / "deploy" / "haproxy.cfg.template"
 APP_PORT = 8501
 STARTUP_S = 120.0  # a cold start imports numpy, pandas and plotly; three at once on two cores
 COOKIE_LINE = "    cookie SERVERID insert indirect nocache httponly"
+CHROMIUM = "/usr/bin/chromium"
+T = TypeVar("T")
 
 
 def render_config(
@@ -90,7 +105,7 @@ class Host:
 
     @property
     def gateway(self) -> str:
-        """The host side's address: what the host reaches the root namespace's services at."""
+        """``lab-lb``'s address facing this host: where the host reaches the lab's services."""
         return f"198.18.{self.index}.1"
 
     @property
@@ -110,21 +125,6 @@ class Host:
         return self.process is not None and self.process.poll() is None
 
 
-def _make_namespace(host: Host) -> None:
-    inner = f"{host.link}-in"
-    run_command("ip", "netns", "add", host.namespace)
-    run_command("ip", "link", "add", host.link, "type", "veth", "peer", "name", inner)
-    run_command("ip", "link", "set", inner, "netns", host.namespace)
-    run_command("ip", "addr", "add", f"{host.gateway}/30", "dev", host.link)
-    run_command("ip", "link", "set", host.link, "up")
-    ns = ("ip", "-n", host.namespace)
-    run_command(*ns, "addr", "add", f"{host.address}/30", "dev", inner)
-    run_command(*ns, "link", "set", inner, "up")
-    run_command(*ns, "link", "set", "lo", "up")
-    # every address of the root namespace (the other hosts' gateways too) through this link
-    run_command(*ns, "route", "add", "default", "via", host.gateway)
-
-
 @dataclass
 class Lab:
     """The hosts, HAProxy in front, and the folder that holds their configs and logs."""
@@ -139,6 +139,10 @@ class Lab:
     port: int = 0
     sticky: bool = True
     balancer: subprocess.Popen | None = None
+    services: dict[str, tuple[subprocess.Popen, int]] = field(default_factory=dict)  # run_in_lb
+    root_before: list[str] = field(default_factory=list)  # the root namespace's links, addresses
+    lb_before: list[str] = field(default_factory=list)  # lab-lb's, once every host's link is up
+    lb_thread: NamespaceThread | None = None
 
     @property
     def url(self) -> str:
@@ -150,6 +154,12 @@ class Lab:
         "cookie"``, and a line for every host that goes down or comes back."""
         return self.folder / "haproxy.log"
 
+    @property
+    def chromium(self) -> Path:
+        """A chromium that runs in ``lab-lb``: playwright's ``executable_path`` (its pipes,
+        the DevTools protocol among them, pass through ``ip netns exec``)."""
+        return self.folder / "chromium-in-lb"
+
     def host_log(self, name: str) -> Path:
         return self.folder / f"streamlit-{name}.log"
 
@@ -157,20 +167,66 @@ class Lab:
         """Make the namespaces, start every host and HAProxy; wait until all answer."""
         require_tools()
         clean_stale()
+        self.root_before = links_and_addresses()
         self.folder = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX))
         self.folder.chmod(0o700)
+        make_balancer_namespace()
+        self.lb_thread = NamespaceThread(LB_NAMESPACE)
+        self.chromium.write_text(f'#!/bin/sh\nexec {" ".join(in_namespace([CHROMIUM]))} "$@"\n')
+        self.chromium.chmod(0o700)
         for index, name in enumerate(self.names, start=1):
-            self.hosts[name] = Host(name, index, self.cpus.get(name))
-            _make_namespace(self.hosts[name])
+            host = self.hosts[name] = Host(name, index, self.cpus.get(name))
+            make_host_namespace(host.namespace, host.link, host.gateway, host.address)
+        self.lb_before = links_and_addresses(LB_NAMESPACE)
         for name in self.names:
             self.start_host(name, wait=False)
         for name in self.names:
             self.wait_healthy(name)
         self.start_balancer(self.sticky)
 
+    def in_lb(self, function: Callable[..., T], *args: object) -> T:
+        """``function(*args)`` run in a thread inside ``lab-lb``: the sockets it opens (to
+        HAProxy, to a host, a listener on a gateway) are that namespace's."""
+        if self.lb_thread is None:
+            raise RuntimeError("the lab is not started")
+        return self.lb_thread.call(function, *args)
+
+    def run_in_lb(
+        self,
+        command: Sequence[str],
+        name: str,
+        env: Mapping[str, str] | None = None,
+        stdout: int | None = None,
+        stop_signal: int = signal.SIGTERM,
+    ) -> subprocess.Popen:
+        """Start ``command`` inside ``lab-lb`` (a service for the hosts: it may listen on
+        their gateways, ``Host.gateway``), in its own process group, its output in
+        ``folder/name.log`` unless ``stdout`` (``subprocess.PIPE``) says otherwise. The lab
+        stops it after the hosts when it closes, if it still runs, with ``stop_signal``
+        (SIGINT for PostgreSQL's fast shutdown); ``stop_service(name)`` stops it before."""
+        if name in self.services and self.services[name][0].poll() is None:
+            raise RuntimeError(f"service {name} is already running")
+        with (self.folder / f"{name}.log").open("a") as log:
+            process = subprocess.Popen(
+                in_namespace(list(command)),
+                env=os.environ | dict(env or {}),
+                stdout=log if stdout is None else stdout,
+                stderr=subprocess.STDOUT if stdout is None else None,
+                text=stdout is not None,
+                start_new_session=True,
+            )
+        self.services[name] = (process, stop_signal)
+        return process
+
+    def stop_service(self, name: str) -> None:
+        """Its stop signal to a service's process group (SIGKILL if it stays)."""
+        process, stop_signal = self.services.pop(name, (None, signal.SIGTERM))
+        if process is not None:
+            stop_process(process, first=stop_signal)
+
     def host_env(self, host: Host) -> dict[str, str]:
         """The host's environment: this one's, the cookie secret, the lab's ``env`` and the
-        host's own, with ``{gateway}`` replaced by the host-side address."""
+        host's own, with ``{gateway}`` replaced by ``lab-lb``'s address facing the host."""
         given = {**self.env, **host.env}
         extra = {k: v.replace("{gateway}", host.gateway) for k, v in given.items()}
         return os.environ | {
@@ -186,15 +242,14 @@ class Lab:
         env: Mapping[str, str] | None = None,
         wait: bool = True,
     ) -> Host:
-        """Bring the host's link up and start its app (with another cookie secret, or more
-        environment, if given); wait until it is healthy unless ``wait`` is False."""
+        """Start the host's app (with another cookie secret, or more environment, if given);
+        wait until it is healthy unless ``wait`` is False."""
         host = self.hosts[name]
         if host.running():
             raise RuntimeError(f"host {name} is already running")
         host.secret, host.env = secret or self.secret, dict(env or {})
-        run_command("ip", "link", "set", host.link, "up")
         pin = ["taskset", "-c", host.cpus] if host.cpus else []
-        command = ["ip", "netns", "exec", host.namespace, *pin, app_python(), "-m", "streamlit"]
+        command = in_namespace([*pin, app_python(), "-m", "streamlit"], host.namespace)
         command += ["run", "app.py", "--server.address", host.address]
         command += ["--server.port", str(APP_PORT), "--server.headless", "true"]
         with self.host_log(name).open("a") as out:
@@ -217,32 +272,33 @@ class Lab:
             if host.process is None or host.process.poll() is not None:
                 tail = self.host_log(name).read_text()[-3000:]
                 raise RuntimeError(f"host {name} exited early:\n{tail}")
-            if http_get(host.url + "/_stcore/health", timeout=2)[0] == 200:
+            if self.in_lb(http_get, host.url + "/_stcore/health", 2)[0] == 200:
                 return
             time.sleep(0.3)
         raise RuntimeError(f"host {name} not healthy after {timeout} s")
 
     def stop_host(self, name: str) -> None:
-        """SIGTERM to the host's app (its process group), then its link down."""
+        """SIGTERM to the host's app (its process group): HAProxy's checks then find nothing
+        listening on its address. Its link stays up: a link going down or up in ``lab-lb``
+        makes the lab's chromium there drop its connections (ERR_NETWORK_CHANGED)."""
         host = self.hosts[name]
         if host.process is not None:
             stop_process(host.process)
             host.process = None
-        run_command("ip", "link", "set", host.link, "down")
 
     def start_balancer(self, sticky: bool = True) -> None:
-        """(Re)start HAProxy, with the cookie stickiness or without; wait until it takes
-        connections and sees every running host up."""
+        """(Re)start HAProxy in ``lab-lb``, with the cookie stickiness or without; wait until
+        it takes connections and sees every running host up."""
         self.stop_balancer()
         self.sticky = sticky
-        self.port = free_port()
+        self.port = self.in_lb(free_port)
         servers = [(h.server, f"{h.address}:{APP_PORT}") for h in self.hosts.values()]
         config = self.folder / "haproxy.cfg"
         config.write_text(render_config("127.0.0.1", self.port, servers, self.folder, sticky))
         pin = ["taskset", "-c", self.balancer_cpus] if self.balancer_cpus else []
         with self.log.open("a") as out:
             self.balancer = subprocess.Popen(
-                [*pin, HAPROXY, "-db", "-f", str(config)],
+                in_namespace([*pin, HAPROXY, "-db", "-f", str(config)]),
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
@@ -300,7 +356,8 @@ class Lab:
         self.wait_balancer({h.server for h in self.hosts.values()})
 
     def close(self) -> None:
-        """Stop HAProxy and every host, delete the namespaces and links, remove the folder."""
+        """Stop HAProxy, every host, then the services, delete the namespaces (whatever still
+        runs in them is killed first), remove the folder."""
         with contextlib.suppress(Exception):
             self.stop_balancer()
         for host in self.hosts.values():
@@ -308,12 +365,15 @@ class Lab:
                 with contextlib.suppress(Exception):
                     stop_process(host.process)
                 host.process = None
-            for command in (
-                ("ip", "netns", "delete", host.namespace),
-                ("ip", "link", "delete", host.link),
-            ):
-                with contextlib.suppress(LabUnavailable):
-                    run_command(*command)
+        for name in list(self.services):
+            with contextlib.suppress(Exception):
+                self.stop_service(name)
+        if self.lb_thread is not None:
+            self.lb_thread.close()
+            self.lb_thread = None
+        for namespace in [h.namespace for h in self.hosts.values()] + [LB_NAMESPACE]:
+            with contextlib.suppress(Exception):
+                clear_namespace(namespace)
         with contextlib.suppress(Exception):
             clean_stale()
         if self.folder != Path() and self.folder.exists():
@@ -325,27 +385,9 @@ def hosts_lab(**options: object) -> Iterator[Lab]:
     """A started ``Lab(**options)``, always torn down, even when the block fails or is
     interrupted."""
     lab = Lab(**options)  # type: ignore[arg-type]
-    with _sigterm_interrupts():
+    with sigterm_interrupts():
         try:
             lab.start()
             yield lab
         finally:
             lab.close()
-
-
-@contextlib.contextmanager
-def _sigterm_interrupts() -> Iterator[None]:
-    """While the lab runs, SIGTERM (a test runner or CI stopping the run) interrupts like Ctrl+C,
-    so that the teardown runs too; the handler before is put back after."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt(f"signal {signum}")
-
-    before = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, before)

@@ -1,4 +1,4 @@
-"""What the lab makes on the machine: commands, namespaces, links, processes, and what is left.
+"""What the lab makes on the machine: commands, namespaces, processes, what is left, SIGTERM.
 
 Every name the lab gives starts with a fixed prefix, so that what an earlier run left (after a
 crash or a kill) is found and removed by the next one.
@@ -14,14 +14,17 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 HAPROXY = "/usr/sbin/haproxy"
-NAMESPACE_PREFIX = "lab-h"  # lab-hA, lab-hB, ...: every namespace the lab makes
-LINK_PREFIX = "lab-v"  # lab-vA, ... in the root namespace; lab-vA-in inside lab-hA
+NAMESPACE_PREFIX = "lab-h"  # lab-hA, lab-hB, ...: the hosts' namespaces
+LB_NAMESPACE = "lab-lb"  # HAProxy's, the lab's browser's and its services' namespace
+LINK_PREFIX = "lab-v"  # lab-vA, ... inside lab-lb; lab-vA-in inside lab-hA; none in the root one
 TEMP_PREFIX = "lab-hosts-"  # the working folder in /tmp: configs, logs, HAProxy's socket
 
 
@@ -65,29 +68,35 @@ def links(prefix: str = LINK_PREFIX) -> list[str]:
     return [n for n in names if n.startswith(prefix)]
 
 
-def _cmdline(pid: int) -> str:
+def cmdline(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
     except OSError:
         return ""
 
 
-def children(words: tuple[str, ...] = ("haproxy", "streamlit")) -> list[str]:
-    """This process's children whose command line holds one of ``words``."""
+# what only the lab's own processes say on their command line: HAProxy's working folder, and
+# the hosts' addresses (198.18.N.2); a server another test of this worker runs is not the lab's
+LAB_MARKS = (TEMP_PREFIX, "--server.address 198.18.")
+
+
+def children(marks: tuple[str, ...] = LAB_MARKS) -> list[str]:
+    """This process's living children whose command line holds one of ``marks``."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         with contextlib.suppress(OSError, IndexError):
             stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            line = _cmdline(int(entry.name))
-            if int(stat[1]) == os.getpid() and stat[0] != "Z" and any(w in line for w in words):
+            line = cmdline(int(entry.name))
+            if int(stat[1]) == os.getpid() and stat[0] != "Z" and any(m in line for m in marks):
                 found.append(f"{entry.name}: {line}")
     return found
 
 
 def leftovers() -> list[str]:
-    """What a lab leaves behind if its teardown failed: namespaces, links, child processes."""
+    """What a lab leaves behind if its teardown failed: namespaces (the hosts' and lab-lb),
+    links in the root namespace, child processes."""
     return (
         [f"namespace {n}" for n in namespaces()]
         + [f"link {n}" for n in links()]
@@ -100,20 +109,27 @@ def _kill(pid: int) -> None:
         os.kill(pid, signal.SIGKILL)
 
 
+def clear_namespace(name: str) -> None:
+    """SIGKILL to every process still in the namespace, then delete it (its links go with it,
+    and their peers in the other namespaces)."""
+    for pid in run_command("ip", "netns", "pids", name, check=False).split():
+        _kill(int(pid))
+    run_command("ip", "netns", "delete", name, check=False)
+
+
 def clean_stale() -> None:
-    """Remove what an earlier run left: processes in our namespaces, the namespaces, our links,
-    HAProxy started from an old working folder, and the folders."""
-    for name in namespaces(NAMESPACE_PREFIX):
-        for pid in run_command("ip", "netns", "pids", name, check=False).split():
-            _kill(int(pid))
-        run_command("ip", "netns", "delete", name, check=False)
+    """Remove what an earlier run left: processes in our namespaces, the namespaces, links of
+    ours in the root namespace (from an older lab), HAProxy started from an old working folder,
+    and the folders."""
+    for name in namespaces(NAMESPACE_PREFIX) + namespaces(LB_NAMESPACE):
+        clear_namespace(name)
     for name in links():
         run_command("ip", "link", "delete", name, check=False)
     for folder in Path(tempfile.gettempdir()).glob(TEMP_PREFIX + "*"):
         pid_file = folder / "haproxy.pid"
         with contextlib.suppress(OSError, ValueError):
             pid = int(pid_file.read_text())
-            if "haproxy" in _cmdline(pid) and str(folder) in _cmdline(pid):
+            if "haproxy" in cmdline(pid) and str(folder) in cmdline(pid):
                 _kill(pid)
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -141,11 +157,14 @@ def app_python() -> str:
     return str(venv) if venv.exists() else sys.executable
 
 
-def stop_process(process: subprocess.Popen, timeout: float = 15.0) -> None:
-    """SIGTERM to the process group, SIGKILL if it is still there after ``timeout``."""
+def stop_process(
+    process: subprocess.Popen, timeout: float = 15.0, first: int = signal.SIGTERM
+) -> None:
+    """``first`` (SIGTERM) to the process group, SIGKILL if it is still there after
+    ``timeout``."""
     if process.poll() is None:
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
+            os.killpg(process.pid, first)
         try:
             process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -155,3 +174,21 @@ def stop_process(process: subprocess.Popen, timeout: float = 15.0) -> None:
     for stream in (process.stdout, process.stderr):
         if stream is not None:
             stream.close()
+
+
+@contextlib.contextmanager
+def sigterm_interrupts() -> Iterator[None]:
+    """While the lab runs, SIGTERM (a test runner or CI stopping the run) interrupts like Ctrl+C,
+    so that the teardown runs too; the handler before is put back after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    before = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)

@@ -43,7 +43,7 @@ def test_a_stopped_host_s_browser_reconnects_to_another_host_with_its_work(
     assert traffic.sockets == ["hA"]
 
     stopped = time.monotonic()
-    hosts.stop_host("A")  # SIGTERM to its app, then its link down
+    hosts.stop_host("A")  # SIGTERM to its app: nothing listens on its address any more
     # Streamlit's front end opens its websocket again; HAProxy sends it to a host that is up
     host = traffic.wait_socket(page, 2, timeout=RECONNECT_S - (time.monotonic() - stopped))
     assert host in {"hB", "hC"}
