@@ -8,7 +8,14 @@ import numpy as np
 import pytest
 
 import llm
-from ui.draw.headview import FOLLOWED_WIDTH, LINE_WIDTH, head_colour, head_view, lines_of
+from ui.draw.headview import (
+    FOLLOWED_WIDTH,
+    LINE_WIDTH,
+    PRESENT_WIDTH_PER_P,
+    head_colour,
+    head_view,
+    lines_of,
+)
 from ui.draw.heatmaps import heatmap
 from ui.frame.follow import followed_rows, outline_row
 
@@ -133,3 +140,50 @@ def test_outline_sits_on_the_followed_row_of_every_plot(plots: int) -> None:
     assert np.array_equal(
         fig["data"][0]["z"][np.tril_indices(6)], trace.heads[0].pattern[np.tril_indices(6)]
     )
+
+
+def _hand_made() -> tuple[list[np.ndarray], np.ndarray]:
+    """Three heads' patterns over four tokens, causal: row i of head 0 is 1..i+1 over their sum."""
+    mask = np.tril(np.ones((4, 4), dtype=bool))
+    base = np.tril(np.arange(1, 17, dtype=float).reshape(4, 4))
+    pattern = base / base.sum(axis=1, keepdims=True)
+    return [pattern, pattern[:, ::-1] * mask, pattern], mask
+
+
+def test_outside_presenter_mode_a_line_has_only_its_groups_width() -> None:
+    """On a screen the width is the group's (2 px, the followed token's 5 px): no line carries
+    its own, whatever is followed, named or scaled."""
+    patterns, mask = _hand_made()
+    options = [{}, {"followed": 2}, {"followed": 1, "head_names": ["a", "b", "c"], "scale": 1.25}]
+    for kw in options:
+        view = head_view(patterns, mask, ["a", "b", "c", "d"], [0, 2], **kw)
+        root = ElementTree.fromstring(view)
+        svg = "{http://www.w3.org/2000/svg}"
+        heads = [g for g in root.iter(f"{svg}g") if g.get("data-head") is not None]
+        drawn = [e for g in heads for e in g.iter(f"{svg}line")]
+        assert len(drawn) == 2 * 10 and all(e.get("stroke-width") is None for e in drawn)
+        widths = {ln["query"]: ln["line"]["width"] for ln in lines_of(view)}
+        floor = {q: FOLLOWED_WIDTH if q == kw.get("followed") else LINE_WIDTH for q in widths}
+        assert widths == floor
+
+
+def test_in_presenter_mode_a_lines_width_follows_its_probability_above_a_floor() -> None:
+    patterns, mask = _hand_made()
+    view = head_view(patterns, mask, list("abcd"), [0, 1], followed=2, scale=1.25, present=True)
+    lines = lines_of(view)
+    assert len(lines) == 2 * 10  # every pair the mask lets through, each head
+    for line in lines:
+        floor = FOLLOWED_WIDTH if line["query"] == 2 else LINE_WIDTH
+        assert line["line"]["width"] >= floor
+        # floor + k·p, to the two decimals it is written with
+        expected = floor + PRESENT_WIDTH_PER_P * line["opacity"]
+        assert line["line"]["width"] == pytest.approx(expected, abs=0.005)
+        assert line["drawn"] == pytest.approx(line["opacity"], abs=5e-5)  # opacity still p
+    plain = [ln for ln in lines if ln["query"] != 2]
+    strongest = max(plain, key=lambda ln: ln["opacity"])
+    weakest = min(plain, key=lambda ln: ln["opacity"])
+    # row 0 sees only itself (p = 1): 2 + 8 = 10 px; head 1's reversed rows put p = 0 on some
+    # pairs the mask lets through: drawn at the floor, 2 px, never thinner
+    assert strongest["line"]["width"] == pytest.approx(10.0)
+    assert weakest["opacity"] == 0.0 and weakest["line"]["width"] == LINE_WIDTH
+    assert min(ln["line"]["width"] for ln in lines) >= LINE_WIDTH

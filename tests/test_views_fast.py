@@ -22,6 +22,7 @@ import pytest
 
 from tests.apptest_pages import array_of
 from ui.draw import charts, grids, heatmaps, style, tables, wire
+from ui.draw.contrast import shown_number
 from ui.frame import follow
 from ui.text import num
 
@@ -210,9 +211,9 @@ def test_sent_heatmap_holds_the_matrix_and_the_mask() -> None:
     z = array_of(trace["z"])
     np.testing.assert_array_equal(z[CAUSAL], PATTERN[CAUSAL])  # bit for bit, base64 of float64
     assert np.isnan(z[~CAUSAL]).all()
-    assert trace["customdata"][0][1] == "m" and trace["text"][0][1] == "×"
+    assert trace["customdata"][0][1] == "m" and shown_number(trace["text"][0][1]) == "×"
     assert trace["customdata"][1][0] == f"{PATTERN[1, 0]:.6g}"
-    assert trace["text"][1][0] == f"{PATTERN[1, 0]:.2f}"
+    assert shown_number(trace["text"][1][0]) == f"{PATTERN[1, 0]:.2f}"
     assert trace["x"] == LABELS and trace["y"] == LABELS
     (grey,) = fig["layout"]["shapes"]  # under the cells, in a grey of its own
     assert grey["fillcolor"] == style.MASKED_COLOUR and grey["layer"] == "below"
@@ -223,16 +224,16 @@ def test_french_cells_hover_and_bars_take_the_decimal_comma() -> None:
     look = style.Look(lang="fr")
     fig = sent(heatmaps.heatmap(PATTERN, LABELS, LABELS, masked=~CAUSAL, look=look))
     (trace,) = fig["data"]
-    assert trace["text"][1][0] == f"{PATTERN[1, 0]:.2f}".replace(".", ",")
+    assert shown_number(trace["text"][1][0]) == f"{PATTERN[1, 0]:.2f}".replace(".", ",")
     assert trace["customdata"][1][0] == f"{PATTERN[1, 0]:.6g}".replace(".", ",")
     assert fig["layout"]["separators"] == ", "  # plotly's own numbers: hover, colour bar
     bars = charts.bar_chart({"H": [1.609, 0.5]}, ["h0", "h1"], look=look)
     assert bars["data"][0]["text"] == ["1,61", "0,50"]
     # a number that rounds to zero reads 0,00, never -0,00
     tiny = heatmaps.heatmap(np.array([[-0.001, -0.5]]), ["a"], ["x", "y"], signed=True, look=look)
-    assert tiny["data"][0]["text"] == [["0,00", "-0,50"]]
+    assert [shown_number(t) for t in tiny["data"][0]["text"][0]] == ["0,00", "-0,50"]
     english = sent(heatmaps.heatmap(PATTERN, LABELS, LABELS))
-    assert english["data"][0]["text"][1][0] == f"{PATTERN[1, 0]:.2f}"
+    assert shown_number(english["data"][0]["text"][1][0]) == f"{PATTERN[1, 0]:.2f}"
     assert english["layout"]["separators"] == ".,"
 
 

@@ -92,7 +92,7 @@ def test_a_heatmap_is_as_large_as_its_cells_and_their_labels() -> None:
     assert margin == {**labels.axis_margins(TOKENS, cols, 0, colour_bar=True), "t": 40}
     assert layout["width"] == margin["l"] + 8 * 40 + margin["r"] == 87 + 320 + 62
     assert layout["height"] == 40 + 5 * 40 + margin["b"] == 40 + 200 + 76
-    assert layout["yaxis"]["domain"] == [0.0, 1.0] and trace["textfont"] == {"size": 13}
+    assert layout["yaxis"]["domain"] == [0.0, 1.0] and trace["textfont"]["size"] == 13
     phone = heatmaps.heatmap(m, TOKENS, cols, look=style.Look(phone=True))["layout"]
     assert phone["width"] - phone["margin"]["l"] - phone["margin"]["r"] == 8 * 28
     # 32 tokens × 64 features: 14 px cells, upright labels, no numbers
@@ -376,7 +376,7 @@ def test_presenter_mode_draws_chart_text_projector_sized_with_margins_that_hold_
     screen = heatmaps.heatmap(m, TOKENS, cols, **style_)
     big = heatmaps.heatmap(m, TOKENS, cols, look=present, **style_)
     layout, trace = big["layout"], big["data"][0]
-    assert layout["font"]["size"] == 16 and trace["textfont"] == {"size": 16}
+    assert layout["font"]["size"] == 16 and trace["textfont"]["size"] == 16
     assert layout["xaxis"]["tickfont"] == {"size": 16} == layout["yaxis"]["tickfont"]
     assert (
         layout["xaxis"]["title"]["font"] == {"size": 19} and layout["title"]["font"]["size"] == 19

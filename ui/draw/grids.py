@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ui.draw.contrast import readable_numbers
 from ui.draw.grid_plan import (
     PLOT_GAP,
     SUBTITLE_PX,
@@ -178,6 +179,9 @@ def grid_figure(
     data, axes, notes, shapes = _plots(
         mats, rows, cols, plan, grid, lying=lying, x_title=x_title, y_title=y_title, **cells
     )
+    axis = _colour_axis(mats, signed, zmin, zmax, bound, None)
+    for trace in data:  # every number 4.5:1 on its cell, on the shared colour axis
+        readable_numbers(trace, masked, axis["colorscale"], axis["cmin"], axis["cmax"])
     b = plan.margin["b"] if x_title else math.ceil(plan.x_labels + 8)
     margin = plan.margin | {"t": plan.title_px + 4, "b": b, "r": plan.bar_r}
     bar, margin = _colour_bar(colour_bar, lying, plan, grid, scale_title, margin, look.text_scale)

@@ -51,6 +51,9 @@ SPAN_PX = 220  # the lines' width, from the query column to the key column
 TEXT_PX = 13  # the token labels and the column titles
 LINE_WIDTH = 2.0
 FOLLOWED_WIDTH = 5.0
+# presenter mode: a line's width follows p too, floor + k·p, so the strong pairs read from the
+# back of a room where faint lines vanish on a projector (the floor: a screen's own width)
+PRESENT_WIDTH_PER_P = 8.0  # px of width for p = 1
 LEGEND_PX = 26  # one row of the legend
 
 
@@ -70,6 +73,7 @@ def head_view(
     query_title: str = "query",
     key_title: str = "key",
     scale: float = 1.0,
+    present: bool = False,
 ) -> str:
     """Lines from each query (left) to the keys it may see (right), opacity = probability, as
     one SVG drawing.
@@ -81,13 +85,14 @@ def head_view(
     (``lines_of`` reads them back), its head's group its colour and width. The followed
     token's lines come last, on top. Token labels are SVG text, escaped: a token is shown,
     never read as markup. Drawn on the server, the browser only lays it out: no chart library
-    to run on each change. ``scale`` enlarges rows and text (a projector).
+    to run on each change. ``scale`` enlarges rows and text (a projector); ``present``
+    (presenter mode): each line also as wide as its group's width + PRESENT_WIDTH_PER_P · p.
     Shapes: patterns H × [T, T], mask [T, T] (True = may look), labels T -> (len(heads) × pairs)
     lines.
     """
     at = _Places.of(labels, query_title, key_title, scale)
     pairs = np.argwhere(np.asarray(mask, dtype=bool)).tolist()  # (query i, key j) pairs
-    groups, on_top = _line_groups(patterns, heads, pairs, at, followed, len(labels))
+    groups, on_top = _line_groups(patterns, heads, pairs, at, followed, len(labels), present)
     legend, height = _legend(heads, head_names, at, len(labels), scale)
     titles = [
         f'<text class="hv-title" x="{at.left - 6}" y="{at.font:g}" text-anchor="end">'
@@ -144,10 +149,12 @@ def _line_groups(
     at: _Places,
     followed: int | None,
     t: int,
+    present: bool = False,
 ) -> tuple[list[str], list[str]]:
     """One group a head, and one a head for the followed token's lines, drawn last, on top:
     the colour, the width and the query column's x are the group's, so a line carries only its
-    rows, its opacity and its pair (the data attributes ``lines_of`` reads); ``t`` tokens."""
+    rows, its opacity and its pair (the data attributes ``lines_of`` reads); ``t`` tokens.
+    ``present``: each line's own width too, the group's (its floor) + PRESENT_WIDTH_PER_P · p."""
     ys = [f"{at.y(i):g}" for i in range(t)]
     # a pair's text around its probability, the same for every head: written once
     around = [
@@ -165,7 +172,12 @@ def _line_groups(
         lines: dict[bool, list[str]] = {False: [], True: []}
         for i, j, before, between in around:
             p = pattern[i][j]
-            lines[i == followed].append(f'{before}{p:.4f}{between}{p!r}"/>')
+            if present:
+                floor = FOLLOWED_WIDTH if i == followed else LINE_WIDTH
+                width = f'" stroke-width="{floor + PRESENT_WIDTH_PER_P * p:.2f}'
+                lines[i == followed].append(f'{before}{p:.4f}{width}{between}{p!r}"/>')
+            else:
+                lines[i == followed].append(f'{before}{p:.4f}{between}{p!r}"/>')
         for thick, out in ((False, groups), (True, on_top)):
             if lines[thick]:
                 out.append(
@@ -214,7 +226,8 @@ def lines_of(view: str) -> list[dict]:
     ``{"x0": 0, "x1": 1, "y0": i, "y1": j, "query": i, "key": j, "head": h, "opacity": exact
     probability, "drawn": the stroke opacity it is drawn at, "line": {"color", "width"}}``
     (x0, x1: the query and key columns; y0, y1: the rows its two ends are drawn at; query, key:
-    the pair its data attributes name)."""
+    the pair its data attributes name; width: the line's own in presenter mode, else its
+    group's)."""
     root = ElementTree.fromstring(view)
     top, row = float(root.get("data-top")), float(root.get("data-row"))
     span = float(root.get("data-span"))  # from the query column (x 0 in a group) to the keys
@@ -227,8 +240,9 @@ def lines_of(view: str) -> list[dict]:
     for group in root.iter(f"{_SVG}g"):
         if group.get("data-head") is None:
             continue
-        style = {"color": group.get("stroke"), "width": float(group.get("stroke-width"))}
         for e in group.iter(f"{_SVG}line"):
+            width = e.get("stroke-width", group.get("stroke-width"))  # presenter mode: its own
+            style = {"color": group.get("stroke"), "width": float(width)}
             out.append(
                 {"x0": float(e.get("x1", 0)) / span, "x1": float(e.get("x2", 0)) / span}
                 | {"y0": token(e.get("y1")), "y1": token(e.get("y2"))}
@@ -312,4 +326,5 @@ def head_view_drawing(setting: Setting, look: Look, heads: tuple[int, ...], toke
         query_title=t("headview_query"),
         key_title=t("headview_key"),
         scale=look.scale,
+        present=look.text_scale > 1.0,
     )

@@ -2,7 +2,8 @@
 
 One convention: row 0 (the first token) at the top, rows = query, cols = key; colour-blind-safe
 scales (viridis for probabilities, red-blue around 0 for signed numbers); numbers printed in the
-cells when the matrix is small enough to read; exact values on hover. Token labels are plain
+cells when the matrix is small enough to read, each black or white to read on its cell at 4.5:1
+(``ui.draw.contrast``); exact values on hover. Token labels are plain
 text: plotly gets them as category names. A figure's width and height come from its cells
 (``Look.cells``) and its labels, never from the room left on the page.
 """
@@ -16,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ui.draw.contrast import colour_range, readable_numbers
 from ui.draw.labels import axis_margins, fit_lines, label_px, scaled_margins, x_label_angle
 from ui.draw.style import BAR, CELL_AXIS, COLOUR_SCALES, MASKED_COLOUR, PLAIN, Look
 from ui.draw.wire import Spec, fast_figure
@@ -57,7 +59,10 @@ def heatmap_spec(
     trace = heatmap_cells(
         m, rows, cols, number_px=number_px, x_title=x_title, y_title=y_title, **cells
     )
-    trace.update(_colours(trace["z"], signed, zmin, zmax), showscale=showscale)
+    colours = _colours(trace["z"], signed, zmin, zmax)
+    trace.update(colours, showscale=showscale)
+    lo, hi = colour_range(trace["z"], colours.get("zmin"), colours.get("zmax"), colours.get("zmid"))
+    readable_numbers(trace, masked, colours["colorscale"], lo, hi)  # 4.5:1 on every cell
     texts = {"title": title, "x_title": x_title, "y_title": y_title, "scale_title": scale_title}
     layout, bar = _layout(rows, cols, (n_rows, n_cols), cell, texts, showscale, look)
     if showscale:
