@@ -28,6 +28,7 @@ from tests.e2e.harness import (
     wait_heatmap,
     wait_query,
 )
+from ui.frame.components.page_lang import page_title
 from ui.text import pick
 from ui.text.common import TEXT as FRAME_TEXT
 from ui.text.softmax import TEXT as SOFTMAX_TEXT
@@ -58,7 +59,10 @@ def test_deep_link_is_the_first_visit_of_a_fresh_server(
         wait_heatmap(page, 0, scaled)
         wait_heatmap(page, 1, pattern)
 
-        assert page.title() == "Attention Lab"
+        # the page's own title (the frame's component sets it once the page has drawn)
+        page.wait_for_function(
+            "(t) => document.title === t", arg=page_title(FRAME_TEXT["en"]["page_softmax"])
+        )
         assert page.locator("h1").first.inner_text() == SOFTMAX_TEXT["en"]["title"]
         assert sidebar_values(page) == {
             "lang": "en",

@@ -112,7 +112,10 @@ def test_settings_in_reach_at_1280x720_on_every_page(
             show(page, f"{server.url}/{slug(path)}?lang={lang}")
             for key in ("preset_chapter8", "preset_chapter9", "d_model", "n_heads", "seed"):
                 selector = f"{SIDEBAR} .st-key-{key}"
-                if not page.locator(selector).is_visible():
+                if path == "pages/10_learned.py":  # its own model: none of them is drawn
+                    if page.locator(selector).count():
+                        out_of_reach.append((path, key, "drawn where it does nothing"))
+                elif not page.locator(selector).is_visible():
                     out_of_reach.append((path, key, "not drawn"))
                 elif bottom(page, selector) > PROJECTOR[1]:
                     out_of_reach.append((path, key, f"bottom at {bottom(page, selector)} px"))

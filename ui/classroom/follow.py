@@ -27,6 +27,8 @@ PENDING = "_class_pending"  # the teacher's values, to set before the controls a
 SEEN = "_class_seen"  # the version of the teacher's screen this session last applied
 FOLLOW = "_class_follow"  # False once the student explores on their own
 OVER = "_class_over"  # the class ended (or never was): the banner says so, the poll stops
+DOWN = "_class_down"  # the class store did not answer the last poll: the banner says so
+OVER_WHY = "_class_over_why"  # the ClassError that stopped it: "ended" or "unknown_class"
 QUESTION = "_class_question"  # (number, round, revealed) of the question the page shows
 REFUSED = "_class_refused"  # (code, ClassError): this student could not join (a full class)
 BEAT_SECONDS = 20.0  # a follower says it is still there this often (connected = last minute)
@@ -84,7 +86,11 @@ def banner(code: str, lang: str, path_of: Callable[[str], str], current: str) ->
     ss = st.session_state
     t = translator(TEXT, lang)
     if ss.get(OVER) == code:
-        st.info(t("ended", code=code), icon=":material/event_busy:")
+        why = ss.get(OVER_WHY)
+        if why is not None and why.code == "unknown_class":  # never was: not "has ended"
+            st.warning(words(why, lang), icon=":material/link_off:")
+        else:
+            st.info(t("ended", code=code), icon=":material/event_busy:")
         return
     refused = ss.get(REFUSED)
     if refused is not None and refused[0] == code:
@@ -92,6 +98,8 @@ def banner(code: str, lang: str, path_of: Callable[[str], str], current: str) ->
             t("refused", code=code, why=words(refused[1], lang)), icon=":material/group_off:"
         )
         return
+    if ss.get(DOWN):
+        st.warning(t("unavailable"), icon=":material/cloud_off:")
     row = st.container(horizontal=True, vertical_alignment="center", key="class_banner")
     if ss.get(FOLLOW, True):
         row.markdown(f":material/cast_for_education: {t('following', code=code)}")
@@ -123,8 +131,14 @@ def _poll(code: str, path_of: Callable[[str], str], current: str) -> None:
     if err is not None:
         if err.code in ("ended", "unknown_class"):
             ss[OVER] = code
+            ss[OVER_WHY] = err
             st.rerun(scope="app")
-        return  # unavailable: the next poll tries again
+        if not ss.get(DOWN):  # unavailable: the banner says so, the next poll tries again
+            ss[DOWN] = True
+            st.rerun(scope="app")
+        return
+    if ss.pop(DOWN, False):  # back: the banner says following again
+        st.rerun(scope="app")
     question, _ = attempt(lambda: asked().state(code)[0])
     shown = None if question is None else (question.number, question.round, question.revealed)
     if shown != ss.get(QUESTION):

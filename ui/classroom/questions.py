@@ -12,11 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 import streamlit as st
-from streamlit.delta_generator import DeltaGenerator
 
 from classroom import Asked, ClassCache
 from classroom.questions import Question, for_page
-from ui.classroom.live import attempt, room, say
+from ui.classroom.live import attempt, room, say, words
 from ui.draw.sections import folded
 from ui.text import md_escape, translator
 from ui.text.questions import TEXT
@@ -34,33 +33,32 @@ def asked_question(asked: Asked, lang: str) -> Question | None:
     return next((q for q in for_page(slug, asked.setting, lang) if q.id == asked.question_id), None)
 
 
-def ask_menu(
-    bar: DeltaGenerator, lang: str, code: str, key: str, slug: str, values: Mapping[str, str]
-) -> None:
-    """The bar's Ask popover: this page's questions at this setting, each a button."""
+def ask_menu(lang: str, code: str, key: str, slug: str, values: Mapping[str, str]) -> None:
+    """The Class panel's questions: this page's at this setting, each with its Ask button."""
     t = translator(TEXT, lang)
     questions = for_page(slug, values, lang)
     if not questions:
         return
-    with bar.popover(t("ask"), icon=":material/quiz:", help=t("ask_help")):
-        for i, q in enumerate(questions):
-            st.markdown(md_escape(q.text))
-            if q.answer is None:
-                st.caption(t("not_good"))
-                continue
-            st.button(
-                t("ask_this"),
-                key=f"class_ask_{i}",
-                on_click=_open,
-                args=(lang, code, key, q),
-                type="primary",
-            )
+    st.markdown(f"**{t('ask')}**", help=t("ask_help"))
+    for i, q in enumerate(questions):
+        st.markdown(md_escape(q.text))
+        if q.answer is None:
+            st.caption(t("not_good"))
+            continue
+        st.button(
+            t("ask_this"),
+            key=f"class_ask_{i}",
+            on_click=_open,
+            args=(lang, code, key, q),
+            type="primary",
+            icon=":material/quiz:",
+        )
 
 
 def _open(lang: str, code: str, key: str, q: Question) -> None:
     _, err = attempt(lambda: room().open_question(code, key, q.id, q.setting, q.choices))
     if err is not None:
-        st.session_state["_class_message"] = err.text(lang)
+        st.session_state["_class_message"] = words(err, lang)
 
 
 def projector(lang: str, code: str, key: str) -> None:
@@ -108,7 +106,7 @@ def _projected(lang: str, code: str, key: str) -> None:
 def _teacher_call(lang: str, call: Callable[[], object]) -> None:
     _, err = attempt(call)
     if err is not None:
-        st.session_state["_class_message"] = err.text(lang)
+        st.session_state["_class_message"] = words(err, lang)
 
 
 def reveal(q: Question, asked: Asked, lang: str) -> None:
@@ -164,7 +162,7 @@ def _answer(lang: str, code: str, student: str, asked: Asked, choice: int) -> No
     if err is None:
         st.session_state["_class_mine"] = ((asked.number, asked.round), choice)
     else:
-        st.session_state["_class_message"] = err.text(lang)
+        st.session_state["_class_message"] = words(err, lang)
 
 
 def alone(lang: str, slug: str, values: Mapping[str, str]) -> None:

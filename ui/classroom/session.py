@@ -108,9 +108,9 @@ def _teach(lang: str, teaching: tuple[str, str], bar: DeltaGenerator | None) -> 
         st.warning(translator(TEXT, lang)("unavailable"), icon=":material/cloud_off:")
     if bar is not None:
         st.html(teacher.CODE_CSS)
-        teacher.controls(bar, lang, teaching, slug, {})
-        questions.ask_menu(bar, lang, code, key, slug, _screen(slug, values, labels))
-        teacher.end_button(bar, lang, code, key)
+        screen = _screen(slug, values, labels)
+        ask = lambda: questions.ask_menu(lang, code, key, slug, screen)  # noqa: E731
+        teacher.controls(bar, lang, teaching, slug, {}, ask)
         questions.projector(lang, code, key)
     _publish_poll(code, key)
 

@@ -24,7 +24,9 @@ _PUBLISHED = "_class_published"  # (code, page, values) last sent to the store
 PANEL_SECONDS = 3.0  # the Class panel's counts refresh this often while it is open
 CODE_CSS = """<style>
 .st-key-class_box, .st-key-class_code { width: auto !important; flex: 0 0 auto !important; }
-.st-key-class_code p { font-size: 1.4rem; letter-spacing: 0.08em; margin: 0; white-space: nowrap; }
+.st-key-class_code p { margin: 0; white-space: nowrap; }
+.st-key-class_code strong { font-size: 1.8rem; letter-spacing: 0.08em; }
+.st-key-class_qr_code p { font-size: 3rem; font-weight: 700; letter-spacing: 0.1em; margin: 0; }
 </style>"""
 
 
@@ -70,11 +72,16 @@ def controls(
     teaching: tuple[str, str] | None,
     page: str,
     values: Mapping[str, str],
+    ask: Callable[[], None] = lambda: None,
 ) -> None:
-    """The bar's class controls: Start a class, or the code (large) and the Class panel."""
+    """The bar's class controls: Start a class, or the code (large) and the folded Class panel,
+    which holds the class's progress, ``ask`` (the page's questions) and End the class: the bar
+    stays one line at 1280 px."""
     t = translator(TEXT, lang)
     if teaching is None:
-        bar.button(
+        # the home page's bar is full (its page links): the button goes under it there
+        where = bar if page else st.container()
+        where.button(
             t("start"),
             help=t("start_help"),
             icon=":material/groups:",
@@ -84,30 +91,29 @@ def controls(
         )
         return
     code, key = teaching
-    # the code as large as the projector allows (CODE_CSS), for a student to type it
+    # the code as large as the bar allows (CODE_CSS), for a student to type it; larger still
+    # under the QR code
     bar.container(key="class_code").markdown(f"{t('code_label')} **{code}**", help=t("code_help"))
-    panel(bar, lang, code, key)
+    panel(bar, lang, code, key, ask)
 
 
-def end_button(bar: DeltaGenerator, lang: str, code: str, key: str) -> None:
-    """End the class, last in the bar's row."""
-    t = translator(TEXT, lang)
-    bar.button(
-        t("end"),
-        help=t("end_help"),
-        icon=":material/stop_circle:",
-        on_click=end,
-        args=(lang, code, key),
-        key="class_end",
-    )
-
-
-def panel(bar: DeltaGenerator, lang: str, code: str, key: str) -> None:
-    """The folded Class panel, in the bar: who is connected, and each cell's passes, tries and
-    mistakes."""
+def panel(
+    bar: DeltaGenerator, lang: str, code: str, key: str, ask: Callable[[], None] = lambda: None
+) -> None:
+    """The folded Class panel, in the bar: who is connected, each cell's passes, tries and
+    mistakes, then ``ask`` (the page's questions) and End the class."""
     t = translator(TEXT, lang)
     with bar.popover(t("panel"), icon=":material/groups:", key="class_panel"):
         _progress(lang, code, key)
+        ask()
+        st.button(
+            t("end"),
+            help=t("end_help"),
+            icon=":material/stop_circle:",
+            on_click=end,
+            args=(lang, code, key),
+            key="class_end",
+        )
         st.caption(t("stored"))
 
 
@@ -134,7 +140,7 @@ def progress_lines(seen: Progress, lang: str, page_name: Callable[[str], str]) -
         lines.append(line)
     if not rows:
         lines.append(t("no_reports"))
-    return "\n".join(lines)
+    return lines[0] + "\n\n" + "\n".join(lines[1:])  # the count, then the cells' list
 
 
 def mistake_name(mistake: str, lang: str) -> str:

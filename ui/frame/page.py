@@ -271,7 +271,7 @@ def _class_qr(
         base_address(st.context.url, st.context.headers, "/" + slug(current)),
         link_params(lang, shared.text, shared.cfg, shared.causal, shared.head, own),
     )
-    show_qr(box, link, t("qr_caption"), t("qr_too_long"))
+    show_qr(box, link, t("qr_caption"), t("qr_too_long"), own.get("class"))
 
 
 def _path_of(page_slug: str) -> str:

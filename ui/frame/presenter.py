@@ -29,8 +29,10 @@ SWITCH_CSS = """<style>
 # Streamlit's, grows by a quarter; the page uses the projector's width. The bar is one line (each
 # control's label left of it, not above); the page's title and its formulas share a line, the
 # token chips and the caption that follows them too, and the page keeps less space between its
-# elements, so that the first chart starts on the first screen at 1280x720. No text is smaller
-# than the page's 20 px (the title 36 px).
+# elements, so that the first chart starts on the first screen at 1280x720. The bar is drawn at
+# 0.8 of the page's size (16 px text, as a page outside presenter mode) so that its controls, the
+# class's and the switch hold on one line at 1280 px; no other text is smaller than the page's
+# 20 px (the title 36 px).
 PRESENT_CSS = """<style>
 section[data-testid="stSidebar"], header[data-testid="stHeader"] { display: none !important; }
 html { font-size: 20px; }
@@ -53,7 +55,7 @@ html { font-size: 20px; }
 [data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"]
   > .st-key-token + .stElementContainer { flex: 1 1 16rem; }
 [data-testid="stAlert"] > div { padding-top: 0.6rem; padding-bottom: 0.6rem; }
-.st-key-bar { align-items: center !important; padding-top: 1rem; }
+.st-key-bar { align-items: center !important; padding-top: 1rem; zoom: 0.8; }
 .st-key-bar :is([data-testid="stSlider"], [data-testid="stSelectbox"],
   [data-testid="stNumberInput"]) { display: flex; flex-direction: row; align-items: center;
   gap: 0.5rem; }
@@ -136,14 +138,20 @@ def bar(top: DeltaGenerator) -> DeltaGenerator:
     return top.container(horizontal=True, vertical_alignment="bottom", gap="xsmall", key="bar")
 
 
-def show_qr(popover: DeltaGenerator, link: str, caption: str, too_long: str) -> None:
+def show_qr(
+    popover: DeltaGenerator, link: str, caption: str, too_long: str, code: str | None = None
+) -> None:
     """The QR code of ``link`` in the bar's popover, with the link written under it as text
-    (only the link, and ``too_long`` said, when no QR code can hold it)."""
+    (only the link, and ``too_long`` said, when no QR code can hold it); a class's ``code``
+    beside it, as large as a student at the back needs to type it."""
     svg = qr_svg(link)
     with popover:
+        row = st.container(horizontal=True, vertical_alignment="center")
         if svg is None:
-            st.info(too_long, icon=":material/info:")
+            row.info(too_long, icon=":material/info:")
         else:
-            st.image(svg, width=QR_PX)
+            row.image(svg, width=QR_PX)
+        if code is not None:
+            row.container(key="class_qr_code").markdown(code)
         st.caption(caption)
         st.code(link, language=None, wrap_lines=True)

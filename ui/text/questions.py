@@ -2,7 +2,7 @@
 
 TEXT = {
     "en": {
-        "ask": "Ask",
+        "ask": "Ask a question",
         "ask_help": "Questions about the numbers on this page, their answers computed from the current settings.",
         "ask_this": "Ask the class",
         "not_good": "Not a good question at these settings (two answers are too close to call).",
@@ -26,7 +26,7 @@ TEXT = {
         "none_here": "No question on this page.",
     },
     "fr": {
-        "ask": "Question",
+        "ask": "Poser une question",
         "ask_help": "Des questions sur les nombres de cette page, leurs réponses calculées à partir des réglages actuels.",
         "ask_this": "Poser à la classe",
         "not_good": "Pas une bonne question avec ces réglages (deux réponses sont trop proches pour trancher).",

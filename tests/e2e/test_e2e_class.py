@@ -1,0 +1,419 @@
+"""A class in a real browser: a teacher in presenter mode, three students following on their
+own devices (a laptop, a phone, one in French), on a server with a fresh SQLite class store.
+
+The students open the link decoded from the QR code's pixels (zxing-cpp), as a phone in class
+does. Waits are bounded (10 s for a change to reach every student); the times are printed, the
+bench measures the real latency.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+import exercises as ex
+import llm
+from tests.e2e.harness import (
+    ARTIFACTS,
+    DEFAULT_TEXT,
+    ROOT,
+    STARTUP_SECONDS,
+    Server,
+    Session,
+    exceptions,
+    free_port,
+    heatmaps,
+    http_status,
+    new_session,
+    query,
+    settle,
+    wait_query,
+    wait_until,
+)
+from tests.e2e.test_e2e_exercise import WRONG_SOFTMAX
+from tests.e2e.test_e2e_presenter import open_qr, read_qr, show
+from ui.classroom.browser import STORE
+
+pytestmark = pytest.mark.e2e
+pytest_plugins = ["tests.postgres"]
+
+SHOTS = ARTIFACTS / "class"
+MAIN = "[data-testid='stMain']"
+PHONE_UA = (
+    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/126.0 Mobile Safari/537.36"
+)
+FOLLOW_S = 10.0  # a bounded wait for a change to reach every student (the target is 2 s)
+
+
+def start_server_with(name: str, env: dict[str, str]) -> Server:
+    """``streamlit run app.py`` on a free local port with ``env`` added to the environment."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    log = ARTIFACTS / f"server-{name}.log"
+    port = free_port()
+    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true"]
+    command += ["--server.address", "127.0.0.1", "--server.port", str(port)]
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env={**os.environ, **env},
+        )
+    server = Server(f"http://127.0.0.1:{port}", process, log)
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline and process.poll() is None:
+        if http_status(f"{server.url}/_stcore/health", timeout=2) == 200:
+            return server
+        time.sleep(0.3)
+    server.stop()
+    raise RuntimeError(f"not healthy:\n{log.read_text()[-3000:]}")
+
+
+@pytest.fixture
+def data_dir() -> Iterator[Path]:
+    with tempfile.TemporaryDirectory(prefix="attention-lab-class-") as folder:
+        yield Path(folder)
+
+
+@pytest.fixture
+def class_server(data_dir: Path) -> Iterator[Server]:
+    server = start_server_with("class", {"ATTENTION_LAB_DATA": str(data_dir)})
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def shoot(page: Page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=SHOTS / f"{name}.png")
+
+
+def expected_pattern(seed: int, temperature: float = 1.0) -> np.ndarray:
+    """Page 3's pattern (head 0, causal, NaN where masked), computed here with ``llm``."""
+    cfg = llm.AttentionConfig(seed=seed)
+    x = llm.embed(llm.tokenize(DEFAULT_TEXT), cfg)
+    trace = llm.multi_head_attention(x, llm.init_params(cfg), True, temperature, True)
+    return np.where(trace.mask, trace.heads[0].pattern, np.nan)
+
+
+def shows(page: Page, expected: np.ndarray) -> bool:
+    maps = heatmaps(page)
+    return (
+        len(maps) > 1
+        and maps[1].shape == expected.shape
+        and np.allclose(maps[1], expected, rtol=0, atol=1e-12, equal_nan=True)
+    )
+
+
+def wait_all(pages: list[Page], expected: np.ndarray, seed: str, what: str) -> float:
+    """Wait (bounded) until every page shows /softmax with ``expected`` and ``seed`` in its
+    address bar; the seconds it took."""
+    begin = time.monotonic()
+    for page in pages:
+        left = max(FOLLOW_S - (time.monotonic() - begin), 0.5)
+        wait_until(
+            page,
+            lambda p=page: (
+                "/softmax" in p.url and query(p).get("seed") == seed and shows(p, expected)
+            ),
+            f"{what} on {page.url}",
+            timeout=left,
+        )
+    took = time.monotonic() - begin
+    print(f"{what}: every student in {took:.2f} s")
+    return took
+
+
+def seed_box(page: Page, bar: bool = True):
+    where = (
+        ".st-key-bar .st-key-seed input" if bar else "[data-testid='stSidebar'] .st-key-seed input"
+    )
+    return page.locator(where).first
+
+
+def set_seed(page: Page, seed: int, bar: bool = True) -> None:
+    field = seed_box(page, bar)
+    field.fill(str(seed))
+    field.press("Enter")
+
+
+def set_temperature_half(page: Page) -> None:
+    """The what-if slider from 1.00 to 0.50, one step of 0.05 a press."""
+    slider = page.locator(".st-key-temperature").get_by_role("slider").first
+    slider.focus()
+    for _ in range(10):
+        slider.press("ArrowLeft")
+    wait_query(page, temperature="0.5")
+
+
+def chip(page: Page, label: str):
+    buttons = page.locator(".st-key-token button")
+    return buttons.filter(has_text=re.compile(f"^{re.escape(label)}$")).first
+
+
+def check_cell(page: Page, code: str, words: str) -> None:
+    page.locator(".st-key-code_softmax textarea").fill(code)
+    page.locator(".st-key-check_softmax button").click()
+    verdict = page.locator(".st-key-verdict_softmax [data-testid='stAlert']")
+    expect(verdict).to_contain_text(words, timeout=30_000)
+    settle(page)
+
+
+def press(page: Page, key: str) -> None:
+    """Click the button drawn with ``key`` once the page is idle (during a run, the element
+    of the run before may still stand beside the new one)."""
+    settle(page)
+    page.locator(f".st-key-{key} button").first.click()
+
+
+def start_class(teacher: Session) -> tuple[str, str, str]:
+    """Presenter mode on /softmax, Start a class: (code, key, the link decoded from the QR)."""
+    page = teacher.page
+    show(page, teacher.base + "/softmax?present=true")
+    press(page, "class_start")
+    code_box = page.locator(".st-key-class_code")
+    expect(code_box).to_contain_text(re.compile(r"[A-Z2-9]{6}"))
+    code = re.search(r"\b([A-Z2-9]{6,})\b", code_box.inner_text()).group(1)
+    settle(page)
+    kept = json.loads(page.evaluate(f"() => localStorage.getItem({json.dumps(STORE)})") or "{}")
+    key = kept["teaching"]["key"]
+    assert kept["teaching"]["code"] == code
+    open_qr(page)
+    link = read_qr(page)
+    page.keyboard.press("Escape")
+    return code, key, link
+
+
+def test_a_class_follows_the_teacher_reports_and_ends(
+    browser: Browser, class_server: Server, data_dir: Path
+) -> None:
+    base = class_server.url
+    teacher = new_session(browser, base, viewport=(1280, 720))
+    laptop = new_session(browser, base, viewport=(1280, 800))
+    phone = new_session(browser, base, viewport=(390, 844), user_agent=PHONE_UA)
+    french = new_session(browser, base, viewport=(1280, 800), locale="fr-FR")
+    everyone = [teacher, laptop, phone, french]
+    try:
+        code, key, link = start_class(teacher)
+        params = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(link).query))
+        assert params.get("class") == code
+        assert key not in link and "key" not in params
+        assert key not in teacher.page.url and key not in teacher.page.locator("body").inner_text()
+
+        for student, lang in ((laptop, "en"), (phone, "en"), (french, "fr")):
+            url = link.replace("lang=en", f"lang={lang}")
+            show(student.page, url)
+            expect(student.page.locator(".st-key-class_banner")).to_be_visible()
+        expect(laptop.page.locator(".st-key-class_banner")).to_contain_text(
+            f"Following the teacher (class {code})"
+        )
+        students = [laptop.page, phone.page, french.page]
+
+        tpage = teacher.page
+        set_seed(tpage, 7)
+        wait_query(tpage, seed="7")
+        set_temperature_half(tpage)
+        chip(tpage, "sat").click()
+        wait_query(tpage, token="2")
+        expected = expected_pattern(7, 0.5)
+        wait_until(tpage, lambda: shows(tpage, expected), "the teacher's pattern")
+        wait_all(students, expected, "7", "seed 7, temperature 0.5, token 2")
+        for page in students:
+            wait_query(page, timeout=FOLLOW_S, temperature="0.5", token="2", seed="7")
+        expect(french.page.locator(".st-key-class_banner")).to_contain_text(
+            f"On suit le professeur (classe {code})"
+        )
+        assert french.page.locator("html").get_attribute("lang") == "fr"
+        shoot(phone.page, "student-phone")
+
+        # exploring: the laptop student's own seed stays theirs
+        lpage = laptop.page
+        press(lpage, "class_explore")
+        settle(lpage)
+        set_seed(lpage, 3, bar=False)
+        wait_query(lpage, seed="3")
+        set_seed(tpage, 8)
+        wait_query(tpage, seed="8")
+        wait_all([phone.page, french.page], expected_pattern(8, 0.5), "8", "seed 8")
+        assert query(lpage).get("seed") == "3"
+        assert shows(lpage, expected_pattern(3, 0.5))
+        press(lpage, "class_back")
+        wait_all([lpage], expected_pattern(8, 0.5), "8", "back to the teacher")
+
+        # reports: one pass, one "no √d_k"
+        solution = ex.BY_ID["softmax"].solution_source()
+        check_cell(lpage, solution, "Correct")
+        check_cell(phone.page, WRONG_SOFTMAX, "not divided by √d_k")
+        press(tpage, "class_panel")
+        panel = tpage.locator("[data-testid='stPopoverBody']")
+        expect(panel).to_contain_text("1 passed, 2 tried", timeout=15_000)
+        expect(panel).to_contain_text("no √d_k (1)")
+        expect(panel).to_contain_text("3 connected")
+        shoot(tpage, "teacher-class-panel")
+        tpage.keyboard.press("Escape")
+
+        # the key in no URL, no QR, no page text
+        for s in everyone:
+            assert key not in s.page.url
+            assert key not in s.page.locator("body").inner_text()
+
+        # end: the banners say so, the pages keep working
+        press(tpage, "class_panel")  # End the class: last in the Class panel
+        press(tpage, "class_end")
+        settle(tpage)
+        for page, words in (
+            (lpage, "has ended"),
+            (phone.page, "has ended"),
+            (french.page, "est terminée"),
+        ):
+            expect(page.locator(MAIN)).to_contain_text(words, timeout=15_000)
+        set_seed(french.page, 5, bar=False)
+        wait_until(
+            french.page,
+            lambda: shows(french.page, expected_pattern(5, 0.5)),
+            "seed 5 after the end",
+        )
+        for s in everyone:
+            assert exceptions(s.page) == []
+
+        # nothing a student typed reached the store
+        with sqlite3.connect(data_dir / "classes.sqlite") as db:
+            tables = [r[0] for r in db.execute("select name from sqlite_master where type='table'")]
+            dump = "\n".join(db.iterdump())
+        assert tables
+        for typed in ("def scale_mask_softmax", "exp(", "return out", solution.splitlines()[0]):
+            assert typed not in dump
+    finally:
+        for s in everyone:
+            s.page.context.close()
+
+
+# --- two processes behind nginx, and PostgreSQL ---------------------------------------------
+
+
+def backend_connections(port: int) -> int:
+    """Established TCP connections to a process's port (a page's websocket is one)."""
+    out = subprocess.run(
+        ["ss", "-Htn", "state", "established", f"( sport = :{port} )"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return len(out.splitlines())
+
+
+def routed(
+    browser: Browser, base: str, ports: list[int], route: str, **kw: object
+) -> tuple[Session, int]:
+    """A context with the nginx route cookie ``route``, its page open on /softmax?present=true
+    or as given later: (the session, the process port its websocket went to)."""
+    session = new_session(browser, base, **kw)
+    host = urllib.parse.urlsplit(base).hostname
+    session.page.context.add_cookies(
+        [{"name": "attention_lab_route", "value": route, "domain": host, "path": "/"}]
+    )
+    before = [backend_connections(p) for p in ports]
+    show(session.page, base + "/qkv")
+    after = [backend_connections(p) for p in ports]
+    grown = [p for p, b, a in zip(ports, before, after, strict=True) if a > b]
+    return session, grown[0] if len(grown) == 1 else 0
+
+
+def short_flow(teacher: Session, students: list[Session]) -> None:
+    """Start, follow a seed and a page change, a report, the Class panel's count."""
+    code, _key, link = start_class(teacher)
+    for s in students:
+        show(s.page, link)
+        expect(s.page.locator(".st-key-class_banner")).to_contain_text(code)
+    set_seed(teacher.page, 7)
+    wait_query(teacher.page, seed="7")
+    wait_all([s.page for s in students], expected_pattern(7), "7", "seed 7 (another process)")
+    check_cell(students[0].page, WRONG_SOFTMAX, "not divided by √d_k")
+    press(teacher.page, "class_panel")
+    panel = teacher.page.locator("[data-testid='stPopoverBody']")
+    expect(panel).to_contain_text("0 passed, 1 tried", timeout=15_000)
+    expect(panel).to_contain_text("no √d_k (1)")
+    teacher.page.keyboard.press("Escape")
+
+
+def test_teacher_and_students_on_two_processes_behind_nginx(
+    browser: Browser, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.e2e.test_e2e_serve import serve_script
+
+    monkeypatch.setenv("ATTENTION_LAB_DATA", str(data_dir))
+    with serve_script(2, "serve-class") as port:
+        base = f"http://127.0.0.1:{port}"
+        ports = [port + 101, port + 102]
+        opened: list[Session] = []
+        try:
+            teacher, where = routed(browser, base, ports, "0" * 32, viewport=(1280, 720))
+            opened.append(teacher)
+            student = None
+            for n in range(1, 16):  # a route that lands on the other process
+                s, there = routed(browser, base, ports, f"{n:x}" * 32, viewport=(1280, 800))
+                opened.append(s)
+                if there and there != where:
+                    student = s
+                    break
+            assert where and student is not None, "no route to the other process"
+            print(f"teacher on :{where}, student on the other process")
+            short_flow(teacher, [student])
+        finally:
+            for s in opened:
+                s.page.context.close()
+
+
+def test_a_class_on_postgresql_survives_the_store_going_down(
+    browser: Browser, postgres, postgres_url: str, data_dir: Path
+) -> None:
+    server = start_server_with(
+        "class-pg", {"ATTENTION_LAB_DATA": str(data_dir), "ATTENTION_LAB_CLASS_STORE": postgres_url}
+    )
+    teacher = new_session(browser, server.url, viewport=(1280, 720))
+    student = new_session(browser, server.url, viewport=(1280, 800))
+    try:
+        short_flow(teacher, [student])
+        assert not (data_dir / "classes.sqlite").exists()  # the class lives in PostgreSQL
+        postgres.stop()
+        spage = student.page
+        expect(spage.locator(MAIN)).to_contain_text(
+            "class features are unavailable", timeout=20_000
+        )
+        set_seed(spage, 4, bar=False)  # the page still computes
+        wait_until(spage, lambda: shows(spage, expected_pattern(4)), "seed 4 with the store down")
+        set_seed(teacher.page, 5)  # the teacher's change cannot reach the class: said so
+        expect(teacher.page.locator(MAIN)).to_contain_text(
+            "class features are unavailable", timeout=20_000
+        )
+        postgres.start()
+        expect(spage.locator(MAIN)).not_to_contain_text("unavailable", timeout=30_000)
+        set_seed(teacher.page, 9)
+        wait_all(
+            [spage],
+            expected_pattern(9),
+            "9",
+            "following again",
+        )
+        assert exceptions(spage) == [] and exceptions(teacher.page) == []
+    finally:
+        teacher.page.context.close()
+        student.page.context.close()
+        server.stop()

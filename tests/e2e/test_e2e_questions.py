@@ -1,0 +1,120 @@
+"""Predict, then reveal in a real browser: a teacher asks on /softmax, three students (a phone
+among them) answer on their devices, the projector counts without showing the distribution,
+the reveal marks the answer the lab computes, and a new seed gives a new answer."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+import llm
+from tests.e2e.harness import DEFAULT_TEXT, Server, exceptions, new_session, settle, wait_query
+from tests.e2e.test_e2e_class import (
+    PHONE_UA,
+    SHOTS,
+    class_server,  # noqa: F401, F811 (a fixture)
+    data_dir,  # noqa: F401, F811 (a fixture)
+    press,
+    set_seed,
+    start_class,
+)
+from tests.e2e.test_e2e_presenter import show
+
+pytestmark = pytest.mark.e2e
+QUESTION = re.compile(r"Question: Which token does mat attend to most \(head 0\)\?")
+
+
+def right_token(seed: int, token: int = 4) -> str:
+    """argmax of row ``token`` of A (head 0, causal, τ 1, √d_k) at ``seed``, with ``llm``."""
+    cfg = llm.AttentionConfig(seed=seed)
+    tokens = llm.tokenize(DEFAULT_TEXT)
+    trace = llm.multi_head_attention(llm.embed(tokens, cfg), llm.init_params(cfg), causal=True)
+    return DEFAULT_TEXT.split()[int(np.argmax(trace.heads[0].pattern[token]))]
+
+
+def ask_top_key(page: Page) -> None:
+    """The Class panel's first question: "Which token does … attend to most?"."""
+    press(page, "class_panel")
+    body = page.locator("[data-testid='stPopoverBody']")
+    expect(body).to_contain_text("attend to most")
+    body.locator(".st-key-class_ask_0 button").click()
+    settle(page)
+    page.keyboard.press("Escape")
+
+
+def answer(page: Page, choice: str) -> None:
+    box = page.locator(".st-key-class_question")
+    expect(box).to_be_visible(timeout=15_000)
+    settle(page)
+    box.get_by_role("button", name=choice, exact=True).first.click()
+    expect(box).to_contain_text(f"Your answer: {choice}", timeout=15_000)
+
+
+def test_ask_answer_reveal_and_ask_at_a_new_seed(browser: Browser, class_server: Server) -> None:  # noqa: F811
+    base = class_server.url
+    teacher = new_session(browser, base, viewport=(1280, 720))
+    students = [
+        new_session(browser, base, viewport=(1280, 800)),
+        new_session(browser, base, viewport=(390, 844), user_agent=PHONE_UA),
+        new_session(browser, base, viewport=(1280, 800)),
+    ]
+    try:
+        _code, _key, link = start_class(teacher)
+        for s in students:
+            show(s.page, link)
+            expect(s.page.locator(".st-key-class_banner")).to_be_visible()
+        tpage = teacher.page
+        ask_top_key(tpage)
+        projector = tpage.locator(".st-key-class_projector")
+        expect(projector).to_contain_text(QUESTION)
+        text = projector.inner_text()
+        assert projector.locator("[data-testid='stProgress']").count() == 0
+        phone = students[1].page
+        expect(phone.locator(".st-key-class_question")).to_be_visible(timeout=15_000)
+        for button in phone.locator(".st-key-class_question button").all():
+            assert button.bounding_box()["height"] >= 44
+        answer(students[0].page, "cat")
+        answer(students[1].page, "cat")
+        answer(students[2].page, "mat")
+        expect(projector).to_contain_text("3 of 3 answered", timeout=15_000)
+        assert projector.locator("[data-testid='stProgress']").count() == 0  # no distribution
+        answer(students[2].page, "sat")  # changed: still 3 answers
+        expect(projector).to_contain_text("3 of 3 answered")
+        # legible on the projector: the question and every choice label at 16 px or more
+        for part in (projector.locator("p").first, *projector.locator("li").all()):
+            size = part.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+            assert size >= 16, f"{part.inner_text()!r} at {size} px in {text!r}"
+        assert projector.locator("li").count() == 5  # the, cat, sat, on, mat
+
+        press(tpage, "class_reveal")
+        expect(projector).to_contain_text(re.compile("Right answer: "), timeout=15_000)
+        right = right_token(0)
+        expect(projector).to_contain_text(f"Right answer: {right}")
+        expect(projector).to_contain_text(re.compile(r"✓ " + re.escape(right)))
+        expect(projector).to_contain_text("cat: 2 (67 %)")
+        expect(projector).to_contain_text("sat: 1 (33 %)")
+        expect(projector).to_contain_text("mat: 0 (0 %)")
+        for s in students:
+            expect(s.page.locator(".st-key-class_question")).to_contain_text(
+                f"Right answer: {right}", timeout=15_000
+            )
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        tpage.screenshot(path=SHOTS / "teacher-question-revealed.png")
+
+        # a new seed, a new Ask: the right answer follows the numbers
+        new_seed = next(s for s in range(1, 40) if right_token(s) != right)
+        set_seed(tpage, new_seed)
+        wait_query(tpage, seed=str(new_seed))
+        ask_top_key(tpage)
+        expect(projector).not_to_contain_text("Right answer", timeout=15_000)
+        answer(students[0].page, right_token(new_seed))
+        press(tpage, "class_reveal")
+        expect(projector).to_contain_text(f"Right answer: {right_token(new_seed)}", timeout=15_000)
+        for s in (teacher, *students):
+            assert exceptions(s.page) == []
+    finally:
+        for s in (teacher, *students):
+            s.page.context.close()
