@@ -21,7 +21,7 @@ from pathlib import Path
 from bench.common import ROOT, dump_json, loadavg, machine
 from bench.core import speed_probe
 
-SECTION_NAMES = ("core", "pages", "browser", "load", "checks", "hosts")
+SECTION_NAMES = ("core", "pages", "browser", "fragments", "load", "class", "checks", "hosts")
 
 
 def _quiet_streamlit() -> None:
@@ -43,6 +43,14 @@ def _run_section(name: str, args: argparse.Namespace) -> dict:
         from bench import browser
 
         return browser.run(quick=args.quick)
+    if name == "fragments":
+        from bench import fragments
+
+        return fragments.run(quick=args.quick)
+    if name == "class":
+        from bench import classes
+
+        return classes.run(quick=args.quick)
     if name == "checks":
         from bench import checks
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from bench.classes import render as _class
 from bench.core import SPEED_REFERENCE_MS
+from bench.fragments import render as _fragments
 from bench.hosts import render as _hosts
 
 
@@ -358,7 +360,9 @@ SECTIONS = {
     "core": ("Core: engine, readable code, PyTorch", _core),
     "pages": ("Page reruns", _pages),
     "browser": ("Browser", _browser),
+    "fragments": ("Sections that rerun alone", _fragments),
     "load": ("Load", _load),
+    "class": ("A class following its teacher", _class),
     "checks": ("Exercise checks", _checks),
     "hosts": ("Hosts behind HAProxy", _hosts),
 }
