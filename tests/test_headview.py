@@ -187,3 +187,25 @@ def test_in_presenter_mode_a_lines_width_follows_its_probability_above_a_floor()
     assert strongest["line"]["width"] == pytest.approx(10.0)
     assert weakest["opacity"] == 0.0 and weakest["line"]["width"] == LINE_WIDTH
     assert min(ln["line"]["width"] for ln in lines) >= LINE_WIDTH
+
+
+def test_the_drawing_is_an_image_named_by_its_strongest_lines() -> None:
+    """Its accessible name: the heads drawn and each query's strongest line over them, written
+    in the page's language, escaped where a token holds markup."""
+    patterns, mask = _hand_made()
+    root = ElementTree.fromstring(head_view(patterns, mask, list("abcd"), [0, 2]))
+    assert root.get("role") == "img"
+    # heads 0 and 2 share their pattern: each row's largest probability is its last key's
+    assert root.get("aria-label") == (
+        "Head view, heads 0, 2: each query's lines to the keys it may see, as opaque as their "
+        "probability; each query's strongest line: a → a (1.00, head 0), b → b (0.55, head 0), "
+        "c → c (0.37, head 0), d → d (0.28, head 0)."
+    )
+    fr = ElementTree.fromstring(head_view(patterns, mask, list("abcd"), [1], lang="fr"))
+    assert fr.get("aria-label").endswith("b → a (0,00) ; c → b (0,37) ; d → a (0,28).")
+    labels = ['<script>alert("x")</script>', "a'b", '"q"']
+    one = np.tril(np.ones((3, 3), dtype=bool))
+    view = head_view([one / one.sum(axis=1, keepdims=True)], one, labels, [0])
+    assert "<script" not in view
+    label = ElementTree.fromstring(view).get("aria-label")
+    assert f"{labels[0]} → {labels[0]} (1.00)" in label  # the token as written, once parsed

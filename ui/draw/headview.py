@@ -24,6 +24,7 @@ import numpy as np
 import streamlit as st
 
 import llm
+from ui.draw.describe import MANY_LABELS, Words, fitted
 from ui.draw.grids import grid_figures
 from ui.draw.labels import label_px
 from ui.draw.style import MUTED, Look
@@ -74,6 +75,7 @@ def head_view(
     key_title: str = "key",
     scale: float = 1.0,
     present: bool = False,
+    lang: str = "en",
 ) -> str:
     """Lines from each query (left) to the keys it may see (right), opacity = probability, as
     one SVG drawing.
@@ -87,6 +89,8 @@ def head_view(
     never read as markup. Drawn on the server, the browser only lays it out: no chart library
     to run on each change. ``scale`` enlarges rows and text (a projector); ``present``
     (presenter mode): each line also as wide as its group's width + PRESENT_WIDTH_PER_P · p.
+    Its accessible name, in ``lang``, says which heads it draws and its strongest lines
+    (``view_label``).
     Shapes: patterns H × [T, T], mask [T, T] (True = may look), labels T -> (len(heads) × pairs)
     lines.
     """
@@ -105,11 +109,51 @@ def head_view(
         f'<svg xmlns="http://www.w3.org/2000/svg" class="head-view" width="{at.width}" '
         f'height="{height}" viewBox="0 0 {at.width} {height}" font-size="{at.font}" '
         f'fill="{MUTED}" data-top="{at.top}" data-row="{at.row}" data-span="{at.span}" '
-        f'role="img" aria-label="{escape(query_title)} → {escape(key_title)}">'
+        f'role="img" aria-label="{escape(view_label(patterns, mask, labels, heads, lang))}">'
         + "".join(groups + on_top + columns)
         + "".join(titles + legend)
         + "</svg>"
     )
+
+
+def view_label(
+    patterns: Sequence[np.ndarray],
+    mask: np.ndarray,
+    labels: Sequence[str],
+    heads: Sequence[int],
+    lang: str = "en",
+) -> str:
+    """The drawing's accessible name in ``lang``: the heads drawn and each query's strongest
+    line over them (the strongest pair of all beyond MANY_LABELS queries or LIMIT characters,
+    ``ui.draw.describe.fitted``); plain text, for the caller to escape.
+    Shapes: patterns H × [T, T], mask [T, T] (True = may look), labels T."""
+    words, heads = Words(lang), list(heads)
+    t = words.t
+    if len(heads) == 1:
+        drawn = t("head", h=heads[0])
+    elif len(heads) <= MANY_LABELS:
+        drawn = t("heads", hs=", ".join(map(str, heads)))
+    else:
+        drawn = t("heads_many", n=len(heads))
+    intro = t("headview", heads=drawn)
+    if not heads or not len(labels):
+        return fitted([intro])
+    allowed = np.asarray(mask, dtype=bool)
+    seen = np.stack([np.where(allowed, np.asarray(patterns[h]), -np.inf) for h in heads])
+    best = []  # (p, query, key, head) of each query's strongest line
+    for i in range(len(labels)):
+        k, j = divmod(int(seen[:, i, :].argmax()), len(labels))
+        best.append((float(seen[k, i, j]), i, j, heads[k]))
+
+    def pair(p: float, i: int, j: int, h: int) -> str:
+        name = "pair_head" if len(heads) > 1 else "pair"
+        return t(name, q=labels[i], k=labels[j], p=words.number(p), h=h)
+
+    strongest = words.joined([intro, t("strongest", pair=pair(*max(best, key=lambda b: b[0])))])
+    if len(labels) > MANY_LABELS:
+        return fitted([strongest])
+    each = t("strongest_each", pairs=words.items([pair(*b) for b in best]))
+    return fitted([words.joined([intro, each]), strongest])
 
 
 @dataclass(frozen=True)
@@ -327,4 +371,5 @@ def head_view_drawing(setting: Setting, look: Look, heads: tuple[int, ...], toke
         key_title=t("headview_key"),
         scale=look.scale,
         present=look.text_scale > 1.0,
+        lang=look.lang,
     )

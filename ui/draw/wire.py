@@ -26,6 +26,7 @@ try:
 except ImportError:  # plotly then writes its JSON with the standard library
     orjson = None
 
+from ui.draw.describe import describe, figure_lang
 from ui.draw.style import JSON_CONSTANTS, PLOT_CONFIG, styled
 
 Spec = dict[str, Any]  # a figure as plotly.js reads it: {"data": [trace, ...], "layout": {...}}
@@ -322,7 +323,9 @@ def show_figures(
     figs: Sequence[tuple[Spec, str]], key: str, on_select: Callable[[], None] | None = None
 ) -> None:
     """Figures side by side in one box, each at its own width (``show_figure``), wrapping onto
-    the next row when the row is full; ``key`` names the box, each figure's key the figure."""
+    the next row when the row is full; ``key`` names the box, each figure's key the figure.
+    Each chart's accessible name (its ``alt``) says what it shows, in the language of its
+    numbers (``ui.draw.describe``)."""
     selecting = {"on_select": on_select, "selection_mode": "points"} if on_select else {}
     with st.container(horizontal=True, gap="medium", key=f"figs-{key}"):
         for fig, fig_key in figs:
@@ -333,5 +336,6 @@ def show_figures(
                 config=PLOT_CONFIG,
                 width=int(width) if width else "stretch",
                 theme=None,
+                alt=describe(fig, figure_lang(fig)),
                 **selecting,
             )

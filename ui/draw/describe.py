@@ -1,0 +1,397 @@
+"""A chart's text alternative, read from its figure: what it shows and its extremes at this setting.
+
+Sentences from the most detailed to the shortest; the first of at most LIMIT characters is said.
+Titles lose plotly's markup (``<b>``, ``<br>``); labels stay as written (Streamlit escapes alt).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ui.text import num, translator
+from ui.text.describe import TEXT
+
+if TYPE_CHECKING:
+    from ui.draw.wire import Spec
+
+LIMIT = 300  # characters: a name a screen reader says whole
+MANY_LABELS = 8  # more row or column labels than this: their count, not their names
+MANY_PLOTS = 6  # more plots than this in one figure: one summary, not a clause a plot
+MANY_BARS = 12  # more bars than this: the largest and the smallest only
+
+_BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
+_TAG = re.compile(r"<[^>]*>")
+_GLOSS = re.compile(r"\s*\([^()]*\)$")  # "query (who looks)" -> "query"
+
+
+def plain(text: Any) -> str:
+    """A title of ours as words: plotly's line breaks as spaces, its tags left out."""
+    return " ".join(_TAG.sub("", _BREAK.sub(" ", str(text or ""))).split())
+
+
+def figure_lang(fig: Spec) -> str:
+    """The language a figure writes its numbers in: French where its decimal mark (plotly's
+    ``separators``, ``Look.separators``) is a comma, else English."""
+    return "fr" if str(fig["layout"].get("separators", ".")).startswith(",") else "en"
+
+
+def fitted(options: Sequence[str]) -> str:
+    """The first of these sentences (the most detailed first) of at most LIMIT characters with
+    its full stop, else the last one cut there."""
+    short = next((text for text in options if len(text) < LIMIT), None)
+    return f"{short}." if short is not None else options[-1][: LIMIT - 1].rstrip() + "…"
+
+
+class Words:
+    """The words of one language: texts, numbers, quotes, lists of items and of clauses."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+        self.t = translator(TEXT, lang)
+
+    def number(self, x: float) -> str:
+        """Two decimals (1.00, 0,05 in French); a very small or large one as 1.2e-5."""
+        usual = x == 0 or 0.01 <= abs(x) < 1e5
+        return num(x, 2, self.lang) if usual else num(x, 1, self.lang, "e")
+
+    def named(self, kind: str, title: str) -> str:
+        """A chart's kind and its title in quotes: Heatmap “A”; the kind alone without one."""
+        return f"{kind} {self.t('quoted', text=title)}" if title else kind
+
+    def items(self, items: Sequence[str]) -> str:
+        """Items that may hold numbers: "a = 0.5, b = 1.5"; in French "a = 0,5 ; b = 1,5"."""
+        return self.t("items").join(items)
+
+    def joined(self, clauses: Sequence[str]) -> str:
+        """Clause; clause; ... (in French: clause. Clause. ...), the empty ones left out."""
+        sep, parts = self.t("clauses"), [c for c in clauses if c]
+        if sep.strip() == "." and parts:  # each clause after a full stop starts a sentence
+            parts = [parts[0], *(c[:1].upper() + c[1:] for c in parts[1:])]
+        return sep.join(parts)
+
+    def clauses(self, head: str, clauses: Sequence[str]) -> str:
+        """``head``: clause; clause; ... (``joined``); ``head`` alone without a clause."""
+        body = self.joined(clauses)
+        return self.t("named", name=head, body=body) if body else head
+
+
+def describe(fig: Spec, lang: str) -> str:
+    """The text alternative of ``fig`` in ``lang``: what it shows at this setting, at most
+    LIMIT characters (``fitted``)."""
+    words = Words(lang)
+    kinds = {trace.get("type", "scatter") for trace in fig["data"]}
+    for kind, options in (("heatmap", _heatmap_options), ("bar", _bar_options)):
+        if kind in kinds:
+            return fitted(options(fig, words))
+    if "scatter" in kinds:
+        return fitted(_line_options(fig, words))
+    return fitted(
+        [words.named(words.t("chart"), plain(fig["layout"].get("title", {}).get("text")))]
+    )
+
+
+def plot_titles(fig: Spec) -> dict[str, str]:
+    """Each plot's title by its x axis's suffix ("" for x, "2" for x2, ...): the layout's title
+    for a figure of one plot, else the annotation over the plot (a grid's, line panels', two
+    bar charts side by side)."""
+    layout, data = fig["layout"], fig["data"]
+    suffixes = list(dict.fromkeys(str(trace.get("xaxis", "x"))[1:] for trace in data))
+    title = plain(layout.get("title", {}).get("text"))
+    if title and len(suffixes) == 1:
+        return {suffixes[0]: title}
+    paper = ("paper", "paper")
+    notes = [a for a in layout.get("annotations", ()) if (a.get("xref"), a.get("yref")) == paper]
+    out: dict[str, str] = {}
+    for suffix in suffixes:
+        left, right = layout.get(f"xaxis{suffix}", {}).get("domain", (0.0, 1.0))
+        top = layout.get(f"yaxis{suffix}", {}).get("domain", (0.0, 1.0))[1]
+        above = [
+            (float(a.get("y", 1.0)) - top, k)
+            for k, a in enumerate(notes)
+            if left - 0.01 <= float(a.get("x", 0.5)) <= right + 0.01
+            and float(a.get("y", 1.0)) >= top - 0.01
+        ]
+        if above:  # the nearest over the plot (a layer's name may stand higher)
+            out[suffix] = plain(notes.pop(min(above)[1]).get("text"))
+    return out
+
+
+def _axis_title(layout: dict, letter: str, suffix: str) -> str:
+    """A plot's axis title: its own axis's, else the first of the figure's axes of that letter
+    that has one (a grid titles only the edge plots' axes)."""
+    names = [f"{letter}axis{suffix}", *(k for k in layout if k.startswith(f"{letter}axis"))]
+    titles = (plain((layout.get(k) or {}).get("title", {}).get("text")) for k in names)
+    return next((text for text in titles if text), "")
+
+
+@dataclass(frozen=True)
+class _Map:
+    """One heatmap plot as read from its trace: its title, cells (NaN: masked), labels and axis
+    titles (their gloss left out: "query", not "query (who looks)")."""
+
+    title: str
+    z: np.ndarray
+    rows: list[str]
+    cols: list[str]
+    y_title: str
+    x_title: str
+
+    @property
+    def masked(self) -> int:
+        return int(np.isnan(self.z).sum())
+
+    def extreme(self, largest: bool) -> tuple[float, str, str] | None:
+        """The largest (or smallest) value and its row's and column's labels, the first in
+        reading order; None when every cell is masked."""
+        finite = np.isfinite(self.z)
+        if not finite.any():
+            return None
+        filled = np.where(finite, self.z, -np.inf if largest else np.inf)
+        i, j = divmod(int(filled.argmax() if largest else filled.argmin()), self.z.shape[1])
+        return float(self.z[i, j]), self.rows[i], self.cols[j]
+
+
+def _maps(fig: Spec) -> list[_Map]:
+    """The figure's heatmap plots, in order (a colour scale drawn as cells left out)."""
+    layout, titles = fig["layout"], plot_titles(fig)
+    maps = []
+    for trace in fig["data"]:
+        if trace.get("type") != "heatmap" or trace.get("hoverinfo") == "skip":
+            continue
+        z = np.atleast_2d(np.asarray(trace["z"], dtype=np.float64))
+        rows = [str(v) for v in trace.get("y", range(z.shape[0]))]
+        cols = [str(v) for v in trace.get("x", range(z.shape[1]))]
+        suffix = str(trace.get("xaxis", "x"))[1:]
+        y_title = _GLOSS.sub("", _axis_title(layout, "y", suffix))
+        x_title = _GLOSS.sub("", _axis_title(layout, "x", suffix))
+        maps.append(_Map(titles.get(suffix, ""), z, rows, cols, y_title, x_title))
+    return maps
+
+
+def _shape(words: Words, m: _Map, detail: int, col_labels: bool = True) -> str:
+    """The plot's rows × columns, its labels at ``detail`` 2 (the columns' only with
+    ``col_labels``), its axis titles from 1."""
+    t = words.t
+
+    def side(n: int, one: str, many: str, labels: list[str] | None, title: str) -> str:
+        count = t(one) if n == 1 else t(many, n=n)
+        listed = detail >= 2 and labels is not None and len(labels) <= MANY_LABELS
+        shown = ", ".join(labels) if listed else ""
+        gloss = t("named", name=title, body=shown) if title and shown else shown
+        gloss = gloss or (title if detail else "")
+        return t("listed", name=count, labels=gloss) if gloss else count
+
+    rows = side(len(m.rows), "row_one", "rows", m.rows, m.y_title)
+    cols = side(len(m.cols), "col_one", "cols", m.cols if col_labels else None, m.x_title)
+    return t("by", rows=rows, cols=cols)
+
+
+def _extremes(words: Words, plots: list[tuple[_Map, str]], both: bool = True) -> list[str]:
+    """Where the largest (and the smallest) value of these plots sits, and in which plot when
+    it is named (a grid's summary)."""
+    found = []
+    for largest in (True, False)[: 2 if both else 1]:
+        hits = [(hit, name) for m, name in plots if (hit := m.extreme(largest)) is not None]
+        if not hits:
+            return [words.t("all_masked")]
+        (v, row, col), name = (max if largest else min)(hits, key=lambda h: h[0][0])
+        key = ("largest" if largest else "smallest") + ("_in" if name else "")
+        found.append(words.t(key, v=words.number(v), row=row, col=col, plot=name))
+    return found
+
+
+def _masked(words: Words, n: int, each: bool = False) -> str:
+    """How many cells are masked (of each plot), nothing when none is."""
+    key = ("masked_each" if each else "masked") + ("_one" if n == 1 else "")
+    return words.t(key, n=n) if n else ""
+
+
+def _heatmap_options(fig: Spec, words: Words) -> list[str]:
+    """A heatmap's sentences (or a grid's, or a colour scale's), the most detailed first; the
+    followed row outlined (``ui.frame.follow.outline_row``) said."""
+    maps = _maps(fig)
+    if not maps:
+        return [_colour_scale(fig, words)]
+    if len(maps) > 1:
+        return _grid_options(maps, words)
+    m, outlined = maps[0], ""
+    for shape in fig["layout"].get("shapes", ()):
+        if shape.get("name") == "followed" and 0 <= (i := round(shape["y0"] + 0.5)) < len(m.rows):
+            outlined = words.t("outlined", row=m.rows[i])
+    head, masked = words.named(words.t("heatmap"), m.title), _masked(words, m.masked)
+    ends = _extremes(words, [(m, "")])
+    return [
+        words.clauses(head, [_shape(words, m, 2), masked, *ends, outlined]),
+        words.clauses(head, [_shape(words, m, 1), masked, *ends, outlined]),
+        words.clauses(head, [_shape(words, m, 0), masked, *ends]),
+        words.clauses(head, [_shape(words, m, 0), ends[0]]),
+    ]
+
+
+def _grid_options(maps: list[_Map], words: Words) -> list[str]:
+    """A grid's sentences: a clause a plot (MANY_PLOTS at most), else its plots' titles and
+    where the largest and the smallest of all sit; the plots' shape once when they share it."""
+    first, t = maps[0], words.t
+    same = all(m.rows == first.rows and m.z.shape == first.z.shape for m in maps)
+    same_cols = all(m.cols == first.cols for m in maps)
+    counts = {m.masked for m in maps}
+    masked = _masked(words, counts.pop(), each=True) if len(counts) == 1 else ""
+    names = [t("quoted", text=m.title or t("plot", k=k + 1)) for k, m in enumerate(maps)]
+
+    def head(detail: int) -> str:
+        count = t("heatmaps", n=len(maps))
+        return f"{count}, {_shape(words, first, detail, same_cols)}" if same else count
+
+    def each(both: bool, detail: int) -> list[str]:
+        return [
+            words.clauses(
+                name if same else f"{name}, {_shape(words, m, detail)}",
+                [words.items(_extremes(words, [(m, "")], both))],
+            )
+            for name, m in zip(names, maps)
+        ]
+
+    listed = words.items(names)
+    ends = _extremes(words, list(zip(maps, names)))
+    summary = words.clauses(head(0), [masked, *ends])
+    if len(maps) > MANY_PLOTS:
+        return [summary]
+    return [
+        words.clauses(head(2), [masked, *each(True, 2)]),
+        words.clauses(head(1), [masked, *each(True, 1)]),
+        words.clauses(head(0), [masked, *each(False, 0)]),
+        words.clauses(head(0), [masked, listed, *ends]),
+        words.clauses(head(0), [masked, listed, ends[0]]),
+        summary,
+    ]
+
+
+def _colour_scale(fig: Spec, words: Words) -> str:
+    """A colour scale drawn as a strip of cells (``ui.lessons.learned``): its title, its range."""
+    layout, z = fig["layout"], np.asarray(fig["data"][0]["z"], dtype=np.float64)
+    axis = layout.get("coloraxis", {})
+    low, high = (float(axis.get(k, f(z))) for k, f in (("cmin", np.nanmin), ("cmax", np.nanmax)))
+    titles = [plain(note.get("text")) for note in layout.get("annotations", ())]
+    head = words.named(words.t("colour_scale"), next((t for t in titles if t), ""))
+    return words.clauses(head, [words.t("range", low=words.number(low), high=words.number(high))])
+
+
+Bar = tuple[str, float, str]  # a bar: its category, its value, its series
+
+
+def _finite(value: Any) -> bool:
+    """A value a chart draws: a number, not None, NaN or infinite."""
+    return value is not None and bool(np.isfinite(float(value)))
+
+
+def _by_plot(fig: Spec, kind: str) -> dict[str, list[dict]]:
+    """The figure's traces of ``kind`` by their plot's x axis suffix ("", "2", ...)."""
+    plots: dict[str, list[dict]] = {}
+    for trace in fig["data"]:
+        if trace.get("type", "scatter") == kind:
+            plots.setdefault(str(trace.get("xaxis", "x"))[1:], []).append(trace)
+    return plots
+
+
+def _bars(traces: list[dict]) -> list[Bar]:
+    """A plot's bars in the order of their categories, the empty ones (None: a series that
+    does not fill this category) left out."""
+    order = {str(x): k for trace in traces[::-1] for k, x in enumerate(trace.get("x", ()))}
+    bars = [
+        (str(x), float(y), str(trace.get("name", "")))
+        for trace in traces
+        for x, y in zip(trace.get("x", ()), trace.get("y", ()))
+        if _finite(y)
+    ]
+    return sorted(bars, key=lambda b: order[b[0]])
+
+
+def _bar_plot(words: Words, title: str, bars: list[Bar], refs: list[str], detail: int) -> str:
+    """One bar chart's sentence: every bar (at ``detail`` 2 and more, up to MANY_BARS), else
+    their count, the largest and (from ``detail`` 1) the smallest; its reference lines at 3."""
+    t, series = words.t, list(dict.fromkeys(name for _, _, name in bars))
+
+    def bar(label: str, v: float, name: str, tagged: bool = True) -> str:
+        tag = {"series": name} if tagged and len(series) > 1 else {}
+        return t("bar_of" if tag else "bar", label=label, v=words.number(v), **tag)
+
+    head = words.named(t("bars"), title)
+    lines = [t("references", lines=words.items(refs))] if refs and detail >= 3 else []
+    if detail >= 2 and len(bars) <= MANY_BARS:
+        if len(series) == 1 or len({label for label, _, _ in bars}) == len(bars):
+            return words.clauses(head, [words.items([bar(*b) for b in bars]), *lines])
+        by_series = [
+            t("named", name=name, body=words.items([bar(*b, False) for b in bars if b[2] == name]))
+            for name in series
+        ]
+        return words.clauses(head, [*by_series, *lines])
+    ends = [t("bar_largest", bar=bar(*max(bars, key=lambda b: b[1])))]
+    if detail >= 1:
+        ends.append(t("bar_smallest", bar=bar(*min(bars, key=lambda b: b[1]))))
+    return words.clauses(head, [t("bar_count", n=len(bars)), *ends, *lines])
+
+
+def _bar_options(fig: Spec, words: Words) -> list[str]:
+    """A figure of bar charts' sentences (one, or two side by side), the most detailed first;
+    a plot's reference lines are the notes across its x domain (``ui.draw.charts``)."""
+    titles, refs = plot_titles(fig), {}
+    for note in fig["layout"].get("annotations", ()):
+        ref = str(note.get("xref", ""))
+        if ref.startswith("x") and ref.endswith(" domain") and note.get("text"):
+            refs.setdefault(ref.split()[0][1:], []).append(plain(note["text"]))
+    plots = {s: bars for s, traces in _by_plot(fig, "bar").items() if (bars := _bars(traces))}
+    return [
+        words.joined(
+            [_bar_plot(words, titles.get(s, ""), b, refs.get(s, []), d) for s, b in plots.items()]
+        )
+        or words.t("bars")
+        for d in (3, 2, 1, 0)
+    ]
+
+
+def _series(words: Words, trace: dict, values: bool) -> str:
+    """A line's name, and (``values``) its first and last drawn values."""
+    name, ys = plain(trace.get("name")), [float(y) for y in trace.get("y", ()) if _finite(y)]
+    if not values or not ys:
+        return name
+    return words.t("series", name=name, first=words.number(ys[0]), last=words.number(ys[-1]))
+
+
+def _line_options(fig: Spec, words: Words) -> list[str]:
+    """Line panels' sentences: the x axis's range, then each plot's lines with their first and
+    last values, and what a dashed line marks (its legend name); the most detailed first."""
+    layout, titles, t, panels = fig["layout"], plot_titles(fig), words.t, _by_plot(fig, "scatter")
+    suffix, traces = next(iter(panels.items()))
+    xs = [float(x) for x in traces[0].get("x", ()) if _finite(x)]  # a layer, a step, a d_k
+    ends = [str(int(x)) if x.is_integer() else words.number(x) for x in xs[:1] + xs[-1:]]
+    x_title = _axis_title(layout, "x", suffix)
+    span = t("series", name=x_title, first=ends[0], last=ends[-1]) if x_title and xs else ""
+    marks = [
+        plain(shape["name"])
+        for shape in layout.get("shapes", ())
+        if shape.get("showlegend") and shape.get("name") and shape.get("x0") == shape.get("x1")
+    ]
+    marked = t("marked", names=words.items(marks)) if marks else ""
+    one = len(panels) == 1
+    head = (
+        words.named(t("lines"), titles.get(suffix, "")) if one else t("line_plots", n=len(panels))
+    )
+
+    def plots(values: bool) -> list[str]:
+        said = [words.items([_series(words, tr, values) for tr in trs]) for trs in panels.values()]
+        names = [
+            t("quoted", text=titles.get(s) or t("plot", k=k + 1)) for k, s in enumerate(panels)
+        ]
+        return said if one else [t("named", name=n, body=b) for n, b in zip(names, said)]
+
+    return [
+        words.clauses(head, [span, *plots(True), marked]),
+        words.clauses(head, [span, *plots(True)]),
+        words.clauses(head, [span, *plots(False)]),
+        head,
+    ]
