@@ -104,9 +104,10 @@ def test_two_hundred_values_of_each_scale_read_on_their_cells(name: str) -> None
     scale = style.COLOUR_SCALES[name]
     worst = assert_readable(trace, scale, float(values.min()), float(values.max()))
     assert 4.5 <= worst < 5.5  # the scale passes where black and white read alike
-    # the numbers themselves are the cells' values, as before
+    # the numbers themselves are the cells' values, as before, with a true minus sign
     flat = [number for row in cell_texts(trace) for _, number in row]
-    assert flat == [f"{v:.2f}" for v in np.round(values.ravel(), 2) + 0.0]
+    rounded = np.round(values.ravel(), 2) + 0.0
+    assert flat == [f"{v:.2f}".replace("-", "\u2212") for v in rounded]
 
 
 def test_plotlys_own_text_colours_fall_under_four_and_a_half() -> None:

@@ -231,7 +231,8 @@ def test_french_cells_hover_and_bars_take_the_decimal_comma() -> None:
     assert bars["data"][0]["text"] == ["1,61", "0,50"]
     # a number that rounds to zero reads 0,00, never -0,00
     tiny = heatmaps.heatmap(np.array([[-0.001, -0.5]]), ["a"], ["x", "y"], signed=True, look=look)
-    assert [shown_number(t) for t in tiny["data"][0]["text"][0]] == ["0,00", "-0,50"]
+    # and a negative one takes the true minus sign, U+2212
+    assert [shown_number(t) for t in tiny["data"][0]["text"][0]] == ["0,00", "\u22120,50"]
     english = sent(heatmaps.heatmap(PATTERN, LABELS, LABELS))
     assert shown_number(english["data"][0]["text"][1][0]) == f"{PATTERN[1, 0]:.2f}"
     assert english["layout"]["separators"] == ".,"
