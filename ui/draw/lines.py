@@ -126,18 +126,20 @@ def line_panels(
     bold: str | None = None,
     markers: bool = False,
     look: Look = PLAIN,
+    width: int | None = None,
 ) -> Spec:
     """The panels side by side (one under the other on a phone), each on axes x{k+1}/y{k+1}.
 
-    ``height``: one row of plots, in px. ``bold``: the series drawn thicker. ``markers``: a dot
-    at every x (few x, as the layers of a stack). ``look``: the page's language for the numbers
-    on the axes and in the hover (0,5 in French). A legend when there is more than one series.
+    ``height``: one row of plots, in px. ``width``: its own width (a narrower column scrolls
+    it), else the column's. ``bold``: the series drawn thicker. ``markers``: a dot at every x
+    (few x, as the layers of a stack). ``look``: the page's language for the numbers on the
+    axes and in the hover (0,5 in French). A legend when there is more than one series.
     In presenter mode (``look.text_scale``) its text is projector-sized as a heatmap's (ticks
     and legend 16 px, plot titles 17, axis titles 19, hover 19) and its margins, gaps, title
     lines and legend rows grow with it (``_frame``).
     Shapes: x [N]; every series of every panel [N].
     """
-    frame = _frame(panels, mark, phone, height, look.text_scale)
+    frame = _frame(panels, mark, phone, height, look.text_scale, width)
     xs, colours = _xs(x), {}
     data, shapes, notes, layout = [], [], [], {}
     for k, panel in enumerate(panels):
@@ -163,6 +165,8 @@ def line_panels(
         hovermode="closest",
         separators=look.separators(),
     )
+    if width and not phone:
+        layout["width"] = _grown(width, look.text_scale)
     if look.text_scale != 1.0:  # the ticks, titles, notes and hover at a projector's sizes
         layout = look.chart_text(layout)
         layout["legend"] = {**layout["legend"], "font": {"size": look.text_px(12)}}
@@ -205,12 +209,18 @@ class _Frame:
 
 
 def _frame(
-    panels: Sequence[Panel], mark: tuple[float, str] | None, phone: bool, height: int, ts: float
+    panels: Sequence[Panel],
+    mark: tuple[float, str] | None,
+    phone: bool,
+    height: int,
+    ts: float,
+    own_px: int | None = None,
 ) -> _Frame:
     """The panels' places and the figure's margins, sized for the narrowest column the figure
-    is drawn in (it stretches to its column, which the server does not know): every plot keeps
-    the room of the longest title above it, the first lines level; the legend under the last
-    row holds the series, the dotted levels' labels and the mark's. ``ts``: the text's scale."""
+    is drawn in (it stretches to its column, which the server does not know) or its ``own_px``
+    width: every plot keeps the room of the longest title above it, the first lines level; the
+    legend under the last row holds the series, the levels' labels and the mark's (``ts``: the
+    text's scale)."""
     margin_lr = {side: _grown(px, ts) for side, px in MARGIN.items()}
     below_px, title_px = _grown(BELOW_PX, ts), _grown(TITLE_PX, ts)
     per_row = 1 if phone else len(panels)
@@ -218,6 +228,7 @@ def _frame(
     # presenter mode is a 1280 px projector (its sidebar open: a column of about 800 px), and
     # its rows grow with their text so the plots keep their height under longer titles
     narrowest = NARROWEST[phone] if ts == 1.0 or phone else PRESENT_NARROWEST
+    narrowest = float(_grown(own_px, ts)) if own_px and not phone else narrowest
     plot_px = narrowest - margin_lr["l"] - margin_lr["r"]  # the narrowest plots drawn
     gap = _grown(GAP_PX, ts) / plot_px if per_row > 1 else 0.0
     width = (1.0 - gap * (per_row - 1)) / per_row

@@ -21,6 +21,10 @@ from ui.lab.compute import Setting, compute_lab, scaling_lab, shared
 from ui.text import num, translator
 from ui.text.softmax import TEXT
 
+# why √d_k's three plots at a width of their own: in a narrower column (a 390 px window) the
+# figure scrolls sideways in its box instead of squeezing three plots whose titles run together
+WHY_WIDTH = 780
+
 
 def softmax_figures(
     setting: Setting, look: Look, head: int, temperature: float, scale: bool, token: int
@@ -127,5 +131,6 @@ def why_sqrt_figure(*, setting: Setting, look: Look) -> Spec:
             mark=(d_k, t("this_d_k", d_k=d_k)),
             phone=look.phone,
             look=look,  # 0,5 on the axes and in the hover in French
+            width=WHY_WIDTH,
         )
     )
