@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Playwright, sync_playwright
+from playwright.sync_api import Playwright, expect, sync_playwright
 
 TESTS = Path(__file__).resolve().parent
 # test files (relative to tests/) whose tests all run on one worker
@@ -62,6 +62,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         group = group_of(item.path)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
+
+
+# an expect() waits as long as a page may take to answer on a busy machine (two workers and
+# their servers on two cores): its own 5 s default fails a slow page before it is wrong
+expect.set_options(timeout=15_000)
 
 
 @pytest.fixture(scope="session")

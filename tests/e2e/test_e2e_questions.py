@@ -13,8 +13,10 @@ from playwright.sync_api import Browser, Page, expect
 import llm
 from tests.e2e.harness import DEFAULT_TEXT, Server, exceptions, new_session, settle, wait_query
 from tests.e2e.test_e2e_class import (
+    FOLLOW_S,
     PHONE_UA,
     SHOTS,
+    chip,
     class_server,  # noqa: F401, F811 (a fixture)
     data_dir,  # noqa: F401, F811 (a fixture)
     press,
@@ -74,6 +76,7 @@ def test_ask_answer_reveal_and_ask_at_a_new_seed(browser: Browser, class_server:
         assert projector.locator("[data-testid='stProgress']").count() == 0
         phone = students[1].page
         expect(phone.locator(".st-key-class_question")).to_be_visible(timeout=15_000)
+        settle(phone)  # during a run the run before's buttons may still stand beside the new
         for button in phone.locator(".st-key-class_question button").all():
             assert button.bounding_box()["height"] >= 44
         answer(students[0].page, "cat")
@@ -117,4 +120,41 @@ def test_ask_answer_reveal_and_ask_at_a_new_seed(browser: Browser, class_server:
             assert exceptions(s.page) == []
     finally:
         for s in (teacher, *students):
+            s.page.context.close()
+
+
+def test_the_reveal_shows_the_asked_row_on_every_screen(
+    browser: Browser,
+    class_server: Server,  # noqa: F811
+) -> None:
+    """Asked about sat (token 2), the teacher moves on to the (token 0); the reveal brings the
+    teacher's page and the student's back to sat, its row outlined: what makes the answer
+    right is on the chart when the answer shows."""
+    base = class_server.url
+    teacher = new_session(browser, base, viewport=(1280, 720))
+    student = new_session(browser, base, viewport=(1280, 800))
+    try:
+        _code, _key, link = start_class(teacher)
+        tpage = teacher.page
+        chip(tpage, "sat").click()
+        wait_query(tpage, token="2")
+        show(student.page, link)
+        wait_query(student.page, timeout=FOLLOW_S, token="2")
+        ask_top_key(tpage)
+        projector = tpage.locator(".st-key-class_projector")
+        expect(projector).to_contain_text("Which token does sat attend to most")
+        chip(tpage, "the").click()
+        wait_query(tpage, token="0")
+        wait_query(student.page, timeout=FOLLOW_S, token="0")
+        press(tpage, "class_reveal")
+        expect(projector).to_contain_text("Right answer: ", timeout=15_000)
+        wait_query(tpage, token="2")
+        wait_query(student.page, timeout=FOLLOW_S, token="2")
+        for page in (tpage, student.page):
+            expect(page.locator("[data-testid='stMain']")).to_contain_text(
+                "Following sat (position 2)"
+            )
+            assert exceptions(page) == []
+    finally:
+        for s in (teacher, student):
             s.page.context.close()

@@ -33,14 +33,24 @@ def asked_question(asked: Asked, lang: str) -> Question | None:
     return next((q for q in for_page(slug, asked.setting, lang) if q.id == asked.question_id), None)
 
 
-def ask_menu(lang: str, code: str, key: str, slug: str, values: Mapping[str, str]) -> None:
-    """The Class panel's questions: this page's at this setting, each with its Ask button."""
+def ask_menu(
+    lang: str, code: str, key: str, slug: str, screen: Callable[[], Mapping[str, str]]
+) -> None:
+    """The Class panel's questions: this page's at the teacher's ``screen`` as it is now, each
+    with its Ask button."""
     t = translator(TEXT, lang)
-    questions = for_page(slug, values, lang)
-    if not questions:
-        return
     st.markdown(f"**{t('ask')}**", help=t("ask_help"))
-    for i, q in enumerate(questions):
+    _questions_now(lang, code, key, slug, screen)
+
+
+@st.fragment(run_every=REFRESH_SECONDS)
+def _questions_now(
+    lang: str, code: str, key: str, slug: str, screen: Callable[[], Mapping[str, str]]
+) -> None:
+    """The questions at the current screen, read again every few seconds: a section's own
+    control (a token chip, τ) changes the screen without a run of the whole page."""
+    t = translator(TEXT, lang)
+    for i, q in enumerate(for_page(slug, screen(), lang)):
         st.markdown(md_escape(q.text))
         if q.answer is None:
             st.caption(t("not_good"))
@@ -49,26 +59,47 @@ def ask_menu(lang: str, code: str, key: str, slug: str, values: Mapping[str, str
             t("ask_this"),
             key=f"class_ask_{i}",
             on_click=_open,
-            args=(lang, code, key, q),
+            args=(lang, code, key, slug, screen, q.id),
             type="primary",
             icon=":material/quiz:",
         )
 
 
-def _open(lang: str, code: str, key: str, q: Question) -> None:
+def _open(
+    lang: str,
+    code: str,
+    key: str,
+    slug: str,
+    screen: Callable[[], Mapping[str, str]],
+    question_id: str,
+) -> None:
+    """Ask (a button's callback) the question at the screen as it is at the click."""
+    q = next((q for q in for_page(slug, screen(), lang) if q.id == question_id), None)
+    if q is None or q.answer is None:
+        st.session_state["_class_message"] = translator(TEXT, lang)("not_good")
+        return
     _, err = attempt(lambda: room().open_question(code, key, q.id, q.setting, q.choices))
     if err is not None:
         st.session_state["_class_message"] = words(err, lang)
 
 
-def projector(lang: str, code: str, key: str) -> None:
-    """The open question on the teacher's screen: how many answered, then the reveal."""
+FOCUS = "_class_focus"  # a revealed question's highlight, for the page to show next
+
+
+def projector(lang: str, code: str, key: str, focus: Callable[[Mapping[str, int]], None]) -> None:
+    """The open question on the teacher's screen: how many answered, then the reveal. After
+    the reveal, ``focus`` gets what makes the answer right on the page's charts
+    (``Question.highlight``: the token followed, the head shown), for the page to show it."""
     st.html(TAP_CSS)
+    if (highlight := st.session_state.pop(FOCUS, None)) is not None:
+        focus(highlight)  # reruns the page with it
     _projected(lang, code, key)
 
 
 @st.fragment(run_every=REFRESH_SECONDS)
 def _projected(lang: str, code: str, key: str) -> None:
+    if FOCUS in st.session_state:  # revealed in this fragment's run: the whole page shows it
+        st.rerun(scope="app")
     t = translator(TEXT, lang)
     asked, err = attempt(lambda: room().results(code, key))
     if err is not None:
@@ -90,8 +121,8 @@ def _projected(lang: str, code: str, key: str) -> None:
                 t("reveal"),
                 key="class_reveal",
                 type="primary",
-                on_click=_teacher_call,
-                args=(lang, lambda: room().reveal(code, key)),
+                on_click=_reveal,
+                args=(lang, code, key, q),
             )
         else:
             reveal(q, asked, lang)
@@ -101,6 +132,15 @@ def _projected(lang: str, code: str, key: str) -> None:
                 on_click=_teacher_call,
                 args=(lang, lambda: room().ask_again(code, key)),
             )
+
+
+def _reveal(lang: str, code: str, key: str, q: Question) -> None:
+    """Reveal (a button's callback); the page then shows what makes the answer right."""
+    _, err = attempt(lambda: room().reveal(code, key))
+    if err is not None:
+        st.session_state["_class_message"] = words(err, lang)
+    elif q.highlight:
+        st.session_state[FOCUS] = dict(q.highlight)
 
 
 def _teacher_call(lang: str, call: Callable[[], object]) -> None:

@@ -76,7 +76,7 @@ def in_class(
     ss[_DECLARED] = (slug, values, dict(labels))
     teaching = _live(browser.teaching())
     if teaching is not None:
-        _teach(lang, teaching, bar)
+        _teach(lang, teaching, bar, current)
     elif bar is not None:
         teacher.controls(bar, lang, None, slug, _screen(slug, values, labels))
     if code is not None and (teaching is None or teaching[0] != code):
@@ -97,9 +97,9 @@ def _live(teaching: tuple[str, str] | None) -> tuple[str, str] | None:
     return teaching
 
 
-def _teach(lang: str, teaching: tuple[str, str], bar: DeltaGenerator | None) -> None:
-    """The teacher's page: the link keeps the code, the screen is published, and in presenter
-    mode the bar's controls and the Class panel."""
+def _teach(lang: str, teaching: tuple[str, str], bar: DeltaGenerator | None, current: str) -> None:
+    """The teacher's page (``current``): the link keeps the code, the screen is published, and
+    in presenter mode the bar's controls and the Class panel."""
     code, key = teaching
     if st.query_params.get("class") != code:
         st.query_params["class"] = code
@@ -108,10 +108,10 @@ def _teach(lang: str, teaching: tuple[str, str], bar: DeltaGenerator | None) -> 
         st.warning(translator(TEXT, lang)("unavailable"), icon=":material/cloud_off:")
     if bar is not None:
         st.html(teacher.CODE_CSS)
-        screen = _screen(slug, values, labels)
+        screen = lambda: _screen(slug, values, labels)  # noqa: E731 (as it is when asked)
         ask = lambda: questions.ask_menu(lang, code, key, slug, screen)  # noqa: E731
         teacher.controls(bar, lang, teaching, slug, {}, ask)
-        questions.projector(lang, code, key)
+        questions.projector(lang, code, key, lambda highlight: _focus(current, highlight))
     _publish_poll(code, key)
 
 
@@ -121,6 +121,15 @@ def _publish_poll(code: str, key: str) -> None:
     the teacher's screen is read again twice a second and sent when it changed."""
     slug, values, labels = st.session_state[_DECLARED]
     teacher.publish(code, key, slug, _screen(slug, values, labels))
+
+
+def _focus(current: str, highlight: Mapping[str, int]) -> None:
+    """After a reveal, the teacher's page shows what makes the answer right: the asked token
+    followed (its row outlined), the answering head shown; the students follow it."""
+    slug, values, labels = st.session_state[_DECLARED]
+    screen = _screen(slug, values, labels) | {k: str(v) for k, v in highlight.items()}
+    st.session_state[follow.PENDING] = (current, screen)
+    st.rerun(scope="app")
 
 
 def _screen(slug: str, values: tuple[Value, ...], labels: Mapping[str, str]) -> dict[str, str]:
