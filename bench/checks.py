@@ -17,6 +17,7 @@ from types import SimpleNamespace
 import exercises as ex
 import llm
 from bench.common import check, context, loadavg, summary
+from bench.common import shown as _p
 
 LEARNER_MATMUL = """
 def matmul(x, w):
@@ -50,9 +51,11 @@ def _current(d_model: int, n_heads: int, text: str) -> ex.Current:
     return ex.Current(run=run)
 
 
-def _timed(cell_id: str, code: str, current: ex.Current) -> tuple[float, ex.Verdict]:
+def _timed(
+    cell_id: str, code: str, current: ex.Current, owner: object = None
+) -> tuple[float, ex.Verdict]:
     t0 = time.perf_counter()
-    verdict = ex.check(cell_id, code, current)
+    verdict = ex.check(cell_id, code, current, owner=owner)
     return (time.perf_counter() - t0) * 1e3, verdict
 
 
@@ -126,6 +129,31 @@ def _class_with_loops(current: ex.Current, rounds: int) -> dict:
     }
 
 
+def _fresh_behind_loops(current: ex.Current, loops: int = CLASS, rounds: int = 3) -> dict:
+    """``loops`` sessions press Check with a loop that never ends; once they hold the queue,
+    another session presses Check with correct code: its time to the verdict, each round."""
+    right = ex.BY_ID["softmax"].solution_source()
+    fresh: list[float] = []
+    codes: set[str] = set()
+    for r in range(rounds):
+        threads = [
+            threading.Thread(
+                target=_timed, args=("softmax", LOOPING_SOFTMAX, current), kwargs={"owner": k}
+            )
+            for k in range(loops)
+        ]
+        for thread in threads:
+            thread.start()
+        time.sleep(0.5)  # every loop has started or waits in the queue
+        ms, verdict = _timed("softmax", right, current, owner=f"fresh-{r}")
+        fresh.append(ms)
+        codes.add(verdict.code)
+        for thread in threads:
+            thread.join(timeout=300)
+    summary_ms = summary(fresh)
+    return {"looping": loops, "rounds": rounds, "fresh_ms": summary_ms, "verdicts": sorted(codes)}
+
+
 def _targets(scenario: dict) -> list[dict]:
     name = f"class of {scenario['students']}, {scenario['looping']} looping: correct verdict"
     latency = scenario["correct_ms"]
@@ -161,10 +189,63 @@ def run(quick: bool = False) -> dict:
     chapter9 = _current(**SETTINGS["chapter9"])
     classes = [_class(size, chapter9) for size in ((10,) if quick else (10, 30))]
     scenario = _class_with_loops(chapter9, rounds=1 if quick else 3)
+    behind = _fresh_behind_loops(chapter9, rounds=1 if quick else 3)
+    fresh = f"a fresh correct check behind {behind['looping']} endless loops"
     return {
         "cells": cells,
         "classes": classes,
         "looping_class": scenario,
-        "checks": _targets(scenario),
+        "fresh_behind_loops": behind,
+        "checks": _targets(scenario)
+        + [
+            check(fresh + ", slowest", behind["fresh_ms"].get("max"), 2000.0, "ms"),
+            context(fresh + ", median", behind["fresh_ms"].get("median"), "ms"),
+        ],
         "loadavg": loadavg(),
     }
+
+
+def render(r: dict) -> list[str]:
+    """The section's part of latest.md: each cell's Check, then the classes."""
+    out = [
+        'One Check (the button of a "Your turn" cell) spawns a sandboxed child process that '
+        "runs the learner's function on the page's setting and the hidden cases; checks take "
+        "turns, two at a time. Our readable solutions, and a learner's triple-loop matmul; ms "
+        "per Check.",
+        "",
+        "| setting | cell | median | p95 | verdicts |",
+        "|---|---|---:|---:|---|",
+    ]
+    for c in r["cells"]:
+        verdicts = ", ".join(c.get("verdicts", [])) or "–"
+        out.append(
+            f"| {c['setting']} | {c['cell']} | {_p(c['ms'], digits=0)} | "
+            f"{_p(c['ms'], 'p95', 0)} | {verdicts} |"
+        )
+    for k in r["classes"]:
+        out.append(
+            f"\n{k['students']} students press Check on the softmax cell at the same moment: "
+            f"all {k['answered']} verdicts in {k['wall_s']:.2f} s ({k['checks_per_s']:.1f} "
+            f"checks/s), median wait {_p(k['latency_ms'], digits=0)} ms, last "
+            f"{_p(k['latency_ms'], 'max', 0)} ms; verdicts: {', '.join(k['verdicts'])}."
+        )
+    k = r.get("looping_class")
+    if k:
+        out.append(
+            f"\n{k['students']} students press Check on the softmax cell at once, {k['looping']} "
+            f"of them with a loop that never ends ({k['rounds']} rounds, pooled): the "
+            f"{k['correct_ms'].get('n', 0)} correct verdicts in median "
+            f"{_p(k['correct_ms'], digits=0)} ms, p95 {_p(k['correct_ms'], 'p95', 0)} ms, "
+            f"slowest {_p(k['correct_ms'], 'max', 0)} ms; {k['busy_correct']} told busy; the "
+            f"loops stopped ({', '.join(k['verdicts']['looping'])}) within "
+            f"{_p(k['looping_ms'], 'max', 0)} ms."
+        )
+    if b := r.get("fresh_behind_loops"):
+        out.append(
+            f"\n{b['looping']} sessions press Check with a loop that never ends; then another "
+            f"presses Check with correct code ({b['rounds']} rounds): its verdict "
+            f"({', '.join(b['verdicts'])}) in median {_p(b['fresh_ms'], digits=0)} ms, slowest "
+            f"{_p(b['fresh_ms'], 'max', 0)} ms."
+        )
+    out.append(f"\nLoad average at the end: {r['loadavg']}.")
+    return out

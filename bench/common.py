@@ -387,3 +387,10 @@ def _jsonable(o: object) -> object:
     if isinstance(o, Path):
         return str(o)
     raise TypeError(type(o).__name__)
+
+
+def shown(stats: dict | None, key: str = "median", digits: int = 1) -> str:
+    """A statistic of ``summary`` as a report writes it ("–" when it is missing)."""
+    if not stats or stats.get(key) is None:
+        return "–"
+    return f"{stats[key]:.{digits}f}"

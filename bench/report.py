@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from bench.checks import render as _checks
 from bench.classes import render as _class
+from bench.common import shown as _p
 from bench.core import SPEED_REFERENCE_MS
 from bench.fragments import render as _fragments
 from bench.hosts import render as _hosts
@@ -16,12 +18,6 @@ def _ms(value: object, digits: int = 1) -> str:
         if value is None:
             return "–"
     return f"{value:.{digits}f}"
-
-
-def _p(stats: dict | None, key: str = "median", digits: int = 1) -> str:
-    if not stats or stats.get(key) is None:
-        return "–"
-    return f"{stats[key]:.{digits}f}"
 
 
 def _kb(value: float | None) -> str:
@@ -315,44 +311,6 @@ def _load(r: dict) -> list[str]:
     samples = sorted({e for row in r["classes"] + r["saturation"] for e in row["error_samples"]})
     if samples:
         out += ["", "Errors seen:", *(f"- `{e}`" for e in samples)]
-    return out
-
-
-def _checks(r: dict) -> list[str]:
-    out = [
-        'One Check (the button of a "Your turn" cell) spawns a sandboxed child process that '
-        "runs the learner's function on the page's setting and the hidden cases; checks take "
-        "turns, two at a time. Our readable solutions, and a learner's triple-loop matmul; ms "
-        "per Check.",
-        "",
-        "| setting | cell | median | p95 | verdicts |",
-        "|---|---|---:|---:|---|",
-    ]
-    for c in r["cells"]:
-        verdicts = ", ".join(c.get("verdicts", [])) or "–"
-        out.append(
-            f"| {c['setting']} | {c['cell']} | {_p(c['ms'], digits=0)} | "
-            f"{_p(c['ms'], 'p95', 0)} | {verdicts} |"
-        )
-    for k in r["classes"]:
-        out.append(
-            f"\n{k['students']} students press Check on the softmax cell at the same moment: "
-            f"all {k['answered']} verdicts in {k['wall_s']:.2f} s ({k['checks_per_s']:.1f} "
-            f"checks/s), median wait {_p(k['latency_ms'], digits=0)} ms, last "
-            f"{_p(k['latency_ms'], 'max', 0)} ms; verdicts: {', '.join(k['verdicts'])}."
-        )
-    k = r.get("looping_class")
-    if k:
-        out.append(
-            f"\n{k['students']} students press Check on the softmax cell at once, {k['looping']} "
-            f"of them with a loop that never ends ({k['rounds']} rounds, pooled): the "
-            f"{k['correct_ms'].get('n', 0)} correct verdicts in median "
-            f"{_p(k['correct_ms'], digits=0)} ms, p95 {_p(k['correct_ms'], 'p95', 0)} ms, "
-            f"slowest {_p(k['correct_ms'], 'max', 0)} ms; {k['busy_correct']} told busy; the "
-            f"loops stopped ({', '.join(k['verdicts']['looping'])}) within "
-            f"{_p(k['looping_ms'], 'max', 0)} ms."
-        )
-    out.append(f"\nLoad average at the end: {r['loadavg']}.")
     return out
 
 
