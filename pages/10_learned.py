@@ -10,11 +10,18 @@ from llm import behaviour
 from llm.checkpoints import MODEL_FILE
 from llm.head_scores import ROLE_THRESHOLD, induction_target
 from ui.draw.style import Look
-from ui.draw.wire import show_figure, show_pieces
+from ui.draw.wire import show_figure
 from ui.frame.controls import in_link, keep_in_link, start_on
 from ui.frame.page import frame
 from ui.frame.url_values import Choice, IntRange, Refused, Sizes, Value, short
-from ui.lessons.learned import checkpoint, predictions, view
+from ui.lessons.learned import (
+    checkpoint,
+    focused,
+    overview,
+    predictions,
+    role_text,
+    training_figures,
+)
 from ui.text import md_escape, num, translator
 from ui.text.learned import TEXT
 
@@ -57,7 +64,18 @@ SENTENCE = Sentence("sentence", default=DEFAULT_SENTENCE)
 # word (the default, 31, means the last word whatever the sentence)
 last_place = (final.max_len if final is not None else 1) - 1
 POSITION = Position("position", 0, last_place, default=last_place, message=(TEXT, "position_fixed"))
-s = frame("page_learned", values=(SENTENCE, STEP, POSITION), uses=())
+# the head drawn large, "L1H2" (layer 1, head 2); by default the best induction head at the last
+# training step
+spec = final.spec if final is not None else None
+HEADS = tuple(
+    f"L{layer}H{head}"
+    for layer in range(spec.n_layers if spec else 1)
+    for head in range(spec.n_heads if spec else 1)
+)
+best = behaviour.best_heads(final.history, steps[-1]) if final is not None else None
+FIRST = f"L{int(best['induction_layer'])}H{int(best['induction_head'])}" if best else HEADS[0]
+FOCUS = Choice("focus", HEADS, default=FIRST, message=(TEXT, "focus_fixed"))
+s = frame("page_learned", values=(SENTENCE, STEP, POSITION, FOCUS), uses=())
 t = translator(TEXT, s.lang)
 
 
@@ -88,7 +106,6 @@ if final is None:
     st.error(t(f"err_{problem.code}", name=name), icon=":material/error:")
     st.stop()
 history = final.history
-spec = final.spec
 about.write(
     t(
         "intro",
@@ -180,14 +197,16 @@ def next_word(step: int, ids: tuple[int, ...], words: list[str], labels: list[st
         )
 
 
-def training(step: int, shown: object) -> None:
+def training(step: int) -> None:
     """The loss and every head's scores through training, when the induction head formed, and
     the best heads at ``step``."""
     st.subheader(t("training"), anchor=False)
     n_vocab = len(final.vocab)
     st.write(t("training_intro", n_vocab=n_vocab, ln_v=n(float(np.log(n_vocab)))))
     keys = ["loss"] + [f"scores{layer}" for layer in range(spec.n_layers)]
-    for key, fig in zip(keys, shown.training):
+    look = Look.of(s)
+    shown = training_figures(step=step, lang=s.lang, phone=look.phone, scale=look.scale)
+    for key, fig in zip(keys, shown):
         show_figure(fig, key=key)
     formed = behaviour.formation(history)
     if formed is None:
@@ -212,23 +231,63 @@ def training(step: int, shown: object) -> None:
     st.write(t("now", step=step, loss=loss, **named(behaviour.best_heads(history, step))))
 
 
+def place(focus: str) -> tuple[int, int]:
+    """The (layer, head) of a head's id: "L1H2" -> (1, 2)."""
+    layer, head = focus.removeprefix("L").split("H")
+    return int(layer), int(head)
+
+
+def head_picker(step: int) -> str:
+    """The head drawn large, each named with what it does at ``step``: its id, "L1H2"."""
+    roles = behaviour.roles_at(history, step)
+    start_on(FOCUS, s.value("focus"))
+    focus = st.radio(
+        t("focus"),
+        HEADS,
+        format_func=lambda k: t("head_title", layer=place(k)[0], head=place(k)[1]),
+        captions=[role_text(*roles[layer][head], s.lang) for layer, head in map(place, HEADS)],
+        help=t("focus_help"),
+        key="focus",
+        **KEPT,
+    )
+    in_link(FOCUS, focus)
+    return focus
+
+
+@st.fragment
+def heads(step: int, ids: tuple[int, ...]) -> None:
+    """Every head at ``step``, a section that reruns alone for its picker: the head picked drawn
+    large beside the picker (under it where the column is narrow), the colour scale over its
+    cells; every head small under them, the one drawn large outlined."""
+    picker_box, head_box = st.columns([1, 2], gap="medium")
+    with picker_box:
+        focus = head_picker(step)
+    layer, head = place(focus)
+    look = Look.of(s)
+    drawn = {"step": step, "ids": ids, "lang": s.lang, "phone": look.phone, "scale": look.scale}
+    bar, large = focused(layer=layer, head=head, **drawn)
+    with head_box:
+        show_figure(bar, key="patterns-scale")
+        show_figure(large, key="patterns")
+    st.caption(t("overview"))
+    show_figure(overview(focus=HEADS.index(focus), **drawn), key="patterns-all")
+
+
 @st.fragment
 def model_at_step() -> None:
-    """The sentence, the step and everything they change, a section that reruns alone: every
-    head, what comes next (its position a section of its own) and the training."""
+    """The sentence, the step and everything they change, a section that reruns alone: the
+    heads (their picker a section of its own), what comes next (its position a section of its
+    own) and the training."""
     ids, words, labels, step = sentence_and_step()
     st.subheader(t("patterns", step=step), anchor=False)
-    st.write(t("patterns_intro", threshold=n(ROLE_THRESHOLD, 1)))
-    look = Look.of(s)
-    shown = view(step=step, ids=tuple(ids), lang=s.lang, phone=look.phone, scale=look.scale)
-    # the colour scale over the first head, then the heads side by side where the column holds
-    # them (two in 1280 × 720's column), one a row where it does not
-    show_figure(shown.scale, key="patterns-scale")
-    show_pieces(shown.heads, key="patterns")
+    # presenter mode: how to read the heads folds away, so that they start on the first screen
+    how = st.expander(t("read_heads")) if s.present else st.container()
+    how.write(t("patterns_intro", threshold=n(ROLE_THRESHOLD, 1)))
+    heads(step, tuple(ids))
     st.write(t("composition"))
     st.subheader(t("predictions"), anchor=False)
     next_word(step, tuple(ids), words, labels)
-    training(step, shown)
+    training(step)
 
 
 model_at_step()

@@ -36,9 +36,12 @@ def cosine(x: float) -> str:
 
 
 st.title(t("title"), anchor=False)
-st.write(t("intro"))
-st.markdown("\n".join(f"- {t(v)}" for v in llm.VARIANTS))
-st.caption(t("setup"))
+# presenter mode: what is stacked folds away, so that the first chart starts on a 1280 × 720
+# projector's first screen; that the weights are random stays in view
+about = st.expander(t("about")) if s.present else st.container()
+about.write(t("intro"))
+about.markdown("\n".join(f"- {t(v)}" for v in llm.VARIANTS))
+about.caption(t("setup"))
 st.info(t("honest"), icon=":material/info:")
 
 

@@ -4,6 +4,7 @@ model, and bad links, bad sentences and a missing or broken model file get a cle
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import pytest
@@ -12,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 import llm
 import llm.checkpoints
 from llm import behaviour
-from tests.apptest_pages import array_of, figure, figure_pieces, link_opener, shown_text, z_of
+from tests.apptest_pages import array_of, figure, link_opener, open_link, shown_text, z_of
 from ui.lab.shared_cache import STORE
 from ui.text.learned import TEXT
 from ui.text.questions import TEXT as QUESTION_TEXT
@@ -25,18 +26,27 @@ opened = link_opener(PAGE)
 
 
 def patterns_shown(at: AppTest) -> list[np.ndarray]:
-    return [z_of(spec, 0) for spec in figure_pieces(at, "patterns")]
+    """Every head's pattern as the small heads draw it, layer 0's head 0 first."""
+    spec = figure(at, "patterns-all")
+    return [z_of(spec, k) for k in range(len(spec["data"]))]
+
+
+def large_shown(at: AppTest) -> np.ndarray:
+    """The pattern of the head drawn large."""
+    return z_of(figure(at, "patterns"), 0)
 
 
 def titles_shown(at: AppTest) -> list[str]:
-    """Every head's title as it reads: its two lines joined by ": ", the bold tags left out."""
-    return [
-        spec["layout"]["annotations"][0]["text"]
-        .replace("<b>", "")
-        .replace("</b>", "")
-        .replace("<br>", ": ")
-        for spec in figure_pieces(at, "patterns")
-    ]
+    """Every head as the picker names it: its option and its caption joined by ": "."""
+    picker = at.radio(key="focus")
+    return [f"{o}: {c}" for o, c in zip(picker.options, picker.proto.captions)]
+
+
+def small_titles(at: AppTest) -> list[str]:
+    """The small heads' titles (their three lines joined by " / ", the bold tags left out),
+    after the layers' names."""
+    notes = figure(at, "patterns-all")["layout"]["annotations"]
+    return [n["text"].replace("<b>", "").replace("</b>", "").replace("<br>", " / ") for n in notes]
 
 
 def expected_patterns(step: int | None, text: str = DEFAULT) -> list[np.ndarray]:
@@ -59,6 +69,12 @@ def test_every_head_of_the_final_model_on_the_default_sentence() -> None:
     assert len(shown) == final.n_layers * final.n_heads == 8
     for s, w in zip(shown, want):
         _same_pattern(s, w)
+    # the head drawn large at first: the best induction head at the last step
+    best = behaviour.best_heads(final.history, final.steps[-1])
+    layer, head = int(best["induction_layer"]), int(best["induction_head"])
+    assert at.radio(key="focus").value == f"L{layer}H{head}" == "L1H1"
+    _same_pattern(large_shown(at), want[layer * 4 + head])
+    assert "focus" not in at.query_params  # the default: the link leaves it out
     roles = behaviour.roles_at(final.history, final.steps[-1])
     titles = titles_shown(at)
     assert len(titles) == 8
@@ -71,6 +87,13 @@ def test_every_head_of_the_final_model_on_the_default_sentence() -> None:
     assert "layer 0 · head 1: previous token (1.00)" in titles
     assert sum("induction" in title for title in titles[4:]) >= 1
     assert not any("diffuse" in title for title in titles)
+    large = figure(at, "patterns")["layout"]["annotations"][0]["text"]
+    assert large == f"<b>layer 1 · head 1</b><br>induction ({roles[1][1][1]:.2f})"
+    # the small heads: each layer's name, then its heads, titled by what they do
+    small = small_titles(at)
+    assert small[:2] == ["layer 0", "layer 1"]
+    assert small[3] == "head 1 / previous token / score 1.00"
+    assert small[2] == "head 0 / other pattern / scores < 0.3"
 
 
 def test_step_zero_shows_the_initial_weights_and_no_role() -> None:
@@ -79,6 +102,9 @@ def test_step_zero_shows_the_initial_weights_and_no_role() -> None:
     for s, w in zip(patterns_shown(at), expected_patterns(0)):
         _same_pattern(s, w)
     assert all(title.endswith(": other pattern (scores < 0.3)") for title in titles_shown(at))
+    assert all(title.endswith(" / scores < 0.3") for title in small_titles(at)[2:])
+    assert at.radio(key="focus").value == "L1H1"  # the same head drawn large at every step
+    _same_pattern(large_shown(at), expected_patterns(0)[5])
     assert not np.allclose(patterns_shown(at)[1], expected_patterns(None)[1])
 
 
@@ -230,6 +256,53 @@ def test_the_position_read_is_in_the_link() -> None:
     assert "After “the·2” (position 4)" in shown_text(at)
 
 
+def test_the_head_drawn_large_is_in_the_link() -> None:
+    at = opened(focus="L0H1", step="450")
+    assert at.radio(key="focus").value == "L0H1"
+    want = expected_patterns(450)
+    _same_pattern(large_shown(at), want[1])
+    large = figure(at, "patterns")["layout"]["annotations"][0]["text"]
+    assert large.startswith("<b>layer 0 · head 1</b><br>")
+    # the small heads outline the one drawn large, and only it
+    small = figure(at, "patterns-all")["layout"]
+    (outline,) = [shape for shape in small["shapes"] if shape.get("name") == "focus"]
+    x0, x1 = small["xaxis2"]["domain"]
+    assert outline["x0"] < x0 < x1 < outline["x1"]
+    assert not at.warning
+
+
+def test_picking_a_head_writes_it_to_the_link_and_redraws_the_large_head() -> None:
+    at = open_link(PAGE)
+    at.radio(key="focus").set_value("L0H2").run()
+    assert at.query_params["focus"] == "L0H2"
+    _same_pattern(large_shown(at), expected_patterns(None)[2])
+    at.radio(key="focus").set_value("L1H1").run()  # the default: the link leaves it out
+    assert "focus" not in at.query_params
+
+
+@pytest.mark.parametrize("focus", ["L2H0", "L0H4", "zzz", "1.1", "<b>x</b>", ""])
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_a_head_that_is_not_the_model_s_is_repaired(focus: str, lang: str) -> None:
+    at = opened(focus=focus, lang=lang)
+    assert at.radio(key="focus").value == "L1H1"
+    _same_pattern(large_shown(at), expected_patterns(None)[5])
+    warning = "\n".join(w.value for w in at.warning)
+    options = "L0H0, L0H1, L0H2, L0H3, L1H0, L1H1, L1H2, L1H3"
+    if lang == "en":
+        assert f"is not one of the model's heads ({options}); using L1H1" in warning
+    else:
+        assert f"n’est pas une des têtes du modèle ({options})\u00a0; on prend L1H1" in warning
+    assert "<b>" not in warning  # a link's text is never HTML
+
+
+def test_the_class_link_carries_the_head_drawn_large() -> None:
+    # presenter mode's QR code: the page's own values that differ from their defaults
+    at = opened(present="true", focus="L0H1", step="450")
+    link = parse_qs(urlsplit(at.code[0].value).query)
+    assert link["focus"] == ["L0H1"] and link["step"] == ["450"]
+    assert "focus" not in parse_qs(urlsplit(opened(present="true").code[0].value).query)
+
+
 @pytest.mark.parametrize(
     ("position", "box", "message"),
     [
@@ -260,66 +333,99 @@ def _cells(spec: dict, n: int = 13) -> tuple[float, int]:
 
 
 # the columns a class's screens give a chart (CSS px): 1280 × 720 at 150 % (521), 1024 × 768
-# with the sidebar (564), 1280 × 720 (820) and a phone (358); show_figures' gap is 32 px
-ZOOMED, BESIDE_SIDEBAR, SCREEN, PHONE, GAP = 521, 564, 820, 358, 32
+# with the sidebar (564), 1280 × 720 (820) and a phone (358)
+ZOOMED, BESIDE_SIDEBAR, SCREEN, PHONE = 521, 564, 820, 358
+CLASS_CELL_PX, CLASS_NUMBER_PX = 32, 12  # the lab's classroom sizes (tests/e2e/test_e2e_sizes.py)
 
 
-@pytest.mark.parametrize(("lang", "sentence"), [("en", DEFAULT), ("fr", DEFAULT)])
-def test_every_head_fits_the_zoomed_column_and_two_stand_side_by_side(
-    lang: str, sentence: str
-) -> None:
-    # 13 tokens, more than the chapters' 8: the cells shrink to 21 px with 10 px numbers so that
-    # a head is at most 394 px wide, one a row in 521 px and two a row in 820 px
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_the_large_head_keeps_the_class_sizes_in_the_zoomed_column(lang: str) -> None:
+    # 13 tokens, more than the chapters' 8: 32 px cells and 13 px numbers, the figure at most
+    # 521 px wide; beside the picker in 1280 × 720's 820 px column
     at = opened(lang=lang)
-    pieces = figure_pieces(at, "patterns")
-    assert len(pieces) == 8 and all(len(p["data"]) == 1 for p in pieces)
-    widths = {p["layout"]["width"] for p in pieces}
-    assert len(widths) == 1  # every head as wide: the rows line up
-    (width,) = widths
-    assert width <= ZOOMED and 2 * width + GAP <= SCREEN and 3 * width + 2 * GAP > BESIDE_SIDEBAR
-    for piece in pieces:
-        assert _cells(piece) == (21.0, 10)
-        assert not piece["layout"]["coloraxis"].get("showscale", True)  # the bar stands above
+    large = figure(at, "patterns")
+    cell, number = _cells(large)
+    assert cell == 32.0 and number == 13 >= CLASS_NUMBER_PX
+    assert large["layout"]["width"] <= ZOOMED
+    assert not large["layout"]["coloraxis"].get("showscale", True)  # the bar stands above
     bar = figure(at, "patterns-scale")
-    assert bar["layout"]["width"] == width
+    assert bar["layout"]["width"] == large["layout"]["width"]
     assert bar["layout"]["coloraxis"]["cmin"] == 0.0 and bar["layout"]["coloraxis"]["cmax"] == 1
-    assert all(p["layout"]["coloraxis"]["cmax"] == 1.0 for p in pieces)  # one colour scale
-    # the bar lies over the first head's cells: as far from the left, as wide
-    head = pieces[0]["layout"]
+    # the bar lies over the large head's cells: as far from the left, as wide
+    head = large["layout"]
     inner = head["width"] - head["margin"]["l"] - head["margin"]["r"]
     cells_left = head["margin"]["l"] + head["xaxis"]["domain"][0] * inner
     assert bar["layout"]["margin"]["l"] == pytest.approx(cells_left)
-    assert bar["layout"]["margin"]["r"] == pytest.approx(width - cells_left - 13 * 21)
+    assert bar["layout"]["margin"]["r"] == pytest.approx(head["width"] - cells_left - 13 * 32)
+    # the small heads: one figure, a row a layer, inside the zoomed column, without numbers,
+    # on the same colour scale
+    small = figure(at, "patterns-all")
+    assert small["layout"]["width"] <= ZOOMED
+    assert all("text" not in trace for trace in small["data"])
+    assert small["layout"]["coloraxis"]["cmin"] == 0.0 and small["layout"]["coloraxis"]["cmax"] == 1
+    rows = sorted(
+        {round(small["layout"][f"yaxis{k + 1 if k else ''}"]["domain"][1], 3) for k in range(8)}
+    )
+    assert len(rows) == 2  # layer 0's row, layer 1's row
+    fonts = [note["font"]["size"] for note in small["layout"]["annotations"]]
+    assert min(fonts) >= 13
 
 
-def test_presenter_mode_keeps_projector_cells_one_head_a_row_with_large_titles() -> None:
-    pieces = figure_pieces(opened(present="true"), "patterns")
-    for piece in pieces:
-        layout = piece["layout"]
-        assert _cells(piece) == (48.0, 16)
-        assert layout["width"] <= 800  # a projector's column with the sidebar open
-        title = layout["annotations"][0]
-        assert title["font"]["size"] >= 16 and title["text"].startswith("<b>")
-        # room over the title: the figure's top margin holds its two lines and more
-        assert layout["margin"]["t"] >= 2 * title["font"]["size"] + 16
+def test_every_head_drawn_large_has_the_same_cells() -> None:
+    # another head keeps the figure's size: the page does not jump when the picker moves
+    sizes = {
+        (
+            _cells(figure(opened(focus=focus), "patterns")),
+            figure(opened(focus=focus), "patterns")["layout"]["width"],
+        )
+        for focus in ("L0H0", "L0H1", "L1H3")
+    }
+    assert sizes == {((32.0, 13), figure(opened(), "patterns")["layout"]["width"])}
+
+
+def test_presenter_mode_keeps_projector_cells_and_large_titles() -> None:
+    at = opened(present="true")
+    large = figure(at, "patterns")
+    layout = large["layout"]
+    cell, number = _cells(large)
+    assert cell >= 48 and number == 16
+    assert layout["width"] <= 800  # a projector's column with the sidebar open
+    title = layout["annotations"][0]
+    assert title["font"]["size"] >= 16 and title["text"].startswith("<b>")
+    # room over the title: the figure's top margin holds its two lines and more
+    assert layout["margin"]["t"] >= 2 * title["font"]["size"] + 16
+    small = figure(at, "patterns-all")["layout"]
+    assert min(note["font"]["size"] for note in small["annotations"]) >= 17
+    assert small["width"] <= 800
 
 
 def test_a_phone_draws_the_heads_inside_its_column() -> None:
-    from ui.lessons.learned import heads_figures
+    from ui.lessons.learned import focused, small_heads
 
     ids = tuple(llm.load_model().encode(DEFAULT))
     steps = llm.load_model().steps
-    pieces = heads_figures(step=steps[-1], ids=ids, lang="en", phone=True, scale=1.0)
-    for spec in pieces:
-        assert _cells(spec) == (18.0, 0)  # too small for numbers: the value is on a tap
-        assert spec["layout"]["width"] <= PHONE
+    drawn = {"step": steps[-1], "ids": ids, "lang": "fr", "phone": True, "scale": 1.0}
+    bar, large = focused(layer=1, head=1, **drawn)
+    assert _cells(large) == (18.0, 0)  # too small for numbers: the value is on a tap
+    assert large["layout"]["width"] <= PHONE and bar["layout"]["width"] == large["layout"]["width"]
+    small = small_heads(**drawn)["layout"]
+    assert small["width"] <= PHONE
+    columns = {small[f"xaxis{k + 1 if k else ''}"]["domain"][0] for k in range(8)}
+    assert len(columns) == 2  # two heads a row
 
 
 def test_a_short_sentence_keeps_the_cells_and_numbers_of_the_lessons() -> None:
-    pieces = figure_pieces(opened(sentence="sky pen cat hat sky pen cat"), "patterns")
-    for piece in pieces:
-        cell, number = _cells(piece, 7)
-        assert cell >= 39 and number == 13 and 2 * piece["layout"]["width"] + GAP <= SCREEN
+    large = figure(opened(sentence="sky pen cat hat sky pen cat"), "patterns")
+    cell, number = _cells(large, 7)
+    assert cell == 40 and number == 13 and large["layout"]["width"] <= ZOOMED
+
+
+def test_a_long_sentence_shrinks_the_large_head_to_its_smallest_cells() -> None:
+    words = " ".join(llm.load_model().vocab[:16] * 2)  # the 32 words the model reads at most
+    large = figure(opened(sentence=words), "patterns")
+    cell, number = _cells(large, 32)
+    # the smallest cells that hold a label, without numbers: inside 1024 × 768's column
+    assert (cell, number) == (14.0, 0) and large["layout"]["width"] <= BESIDE_SIDEBAR
 
 
 @pytest.mark.parametrize("step", [1500, 450, 0])
@@ -366,13 +472,15 @@ def test_presenter_mode_folds_the_model_s_description_and_sets_the_step_beside_t
     None
 ):
     at = opened(present="true")
-    (about,) = at.expander
+    about, how = at.expander
     assert about.label == TEXT["en"]["about_model"]
     assert "trained weights" in about.info[0].value and "No MLP" in about.markdown[0].value
+    # how to read the heads folds too: the heads start on a projector's first screen
+    assert how.label == TEXT["en"]["read_heads"] and "previous token" in how.markdown[0].value
     sentence, step = at.columns[:2]
     assert sentence.text_input(key="sentence").value == DEFAULT
     assert step.select_slider(key="step").value == llm.load_model().steps[-1]
     plain = opened()
     # the only folded section is the page's questions (predict, then reveal), not the model
     assert [e.label for e in plain.expander] == [QUESTION_TEXT["en"]["alone"]]
-    assert "No MLP" in shown_text(plain)
+    assert "No MLP" in shown_text(plain) and "(it looks one place back)" in shown_text(plain)

@@ -1,7 +1,8 @@
 """The learned-heads page in a real browser: moving the training-step slider redraws every head
-with that checkpoint's patterns and puts the step in the URL; every head fits the column of the
-class's screens (two side by side at 1280 × 720); screenshots at step 0, mid-training and the
-last step."""
+with that checkpoint's patterns and puts the step in the URL; the head drawn large keeps the
+classroom's cells and numbers, and its picker redraws it and writes it to the URL; the large
+head, its picker and the small heads fit the column of the class's screens; screenshots at step
+0, mid-training and the last step."""
 
 from __future__ import annotations
 
@@ -25,21 +26,26 @@ from tests.e2e.harness import (
 
 pytestmark = pytest.mark.e2e
 DEFAULT = "the cat sat on the mat . the cat sat on the mat"
+CLASS_CELL_PX, CLASS_NUMBER_PX = 32.0, 12.0  # the lab's classroom sizes (test_e2e_sizes.py)
+
+
+def run(step: int) -> llm.ModelRun:
+    model = llm.load_model(step=step)
+    return llm.run_model(model, model.encode(DEFAULT))
 
 
 def expected(step: int) -> list[np.ndarray]:
     """Every head's pattern at ``step`` on the default sentence, NaN where masked."""
-    model = llm.load_model(step=step)
-    run = llm.run_model(model, model.encode(DEFAULT))
     return [
-        np.where(trace.mask, head.pattern, np.nan) for trace in run.layers for head in trace.heads
+        np.where(trace.mask, head.pattern, np.nan)
+        for trace in run(step).layers
+        for head in trace.heads
     ]
 
 
 def shown(page: Page) -> list[np.ndarray]:
-    """Every head's pattern as drawn: one figure a head, keys patterns, patterns-1, ..."""
-    keys = ["patterns", *(f"patterns-{k}" for k in range(1, 8))]
-    return [z for key in keys for _, z in chart_traces(page, key, "z")]
+    """Every head's pattern as the small heads draw it: one figure, a trace a head."""
+    return [z for _, z in chart_traces(page, "patterns-all", "z")]
 
 
 def wait_patterns(page: Page, step: int, timeout: float = 30.0) -> None:
@@ -72,6 +78,83 @@ def test_the_step_slider_redraws_every_head(session: Session) -> None:
     assert session.console.errors == []
 
 
+# The head drawn large as the browser draws it (CSS px): a cell's side, from its heatmap's image
+# over its rows and columns, and every number drawn in it with its size and its cell, from the
+# place of its text on the image.
+LARGE = """() => {
+  const el = document.querySelector('.st-key-patterns .js-plotly-plot');
+  const image = el && el.querySelector('g.hm image');
+  const cd = el && (el.calcdata || []).find(c => c[0] && c[0].trace.type === 'heatmap');
+  if (!image || !cd) return null;
+  const r = image.getBoundingClientRect(), z = cd[0].z;
+  const w = r.width / z[0].length, h = r.height / z.length;
+  const numbers = [...el.querySelectorAll('g.heatmap-label text, text.heatmap-label')]
+    .filter(t => t.textContent.trim() !== '')
+    .map(t => { const b = t.getBoundingClientRect();
+      return {text: t.textContent.trim(), size: parseFloat(getComputedStyle(t).fontSize),
+              row: Math.floor(((b.top + b.bottom) / 2 - r.top) / h),
+              col: Math.floor(((b.left + b.right) / 2 - r.left) / w)}; });
+  return {w, h, rows: z.length, cols: z[0].length, numbers};
+}"""
+
+
+def large_head(page: Page) -> dict:
+    measured = page.evaluate(LARGE)
+    assert measured is not None, "the large head is not drawn"
+    return measured
+
+
+def numbers_of(pattern: np.ndarray, mask: np.ndarray) -> dict[tuple[int, int], str]:
+    """The numbers the large head should draw: one decimal, × where masked."""
+    return {
+        (i, j): f"{pattern[i, j]:.1f}".replace("-", "\u2212") if mask[i, j] else "×"
+        for i in range(pattern.shape[0])
+        for j in range(pattern.shape[1])
+    }
+
+
+def drawn_numbers(measured: dict) -> dict[tuple[int, int], str]:
+    return {(n["row"], n["col"]): n["text"] for n in measured["numbers"]}
+
+
+def test_the_large_head_keeps_the_class_sizes_and_its_picker_redraws_it(session: Session) -> None:
+    """At 1280 × 720: the head drawn large (the best induction head at first) has 32 px cells
+    or more and 12 px numbers or more, each the pattern's; picking another head by its control
+    puts it in the URL and draws that head's numbers."""
+    page = session.page
+    page.set_viewport_size({"width": 1280, "height": 720})
+    session.open("/learned")
+    wait_patterns(page, 1500)
+    final = run(1500)
+    mask = final.layers[0].mask
+    first = large_head(page)
+    assert (first["rows"], first["cols"]) == (13, 13)
+    assert min(first["w"], first["h"]) >= CLASS_CELL_PX, first["w"]
+    assert len(first["numbers"]) == 13 * 13
+    assert min(n["size"] for n in first["numbers"]) >= CLASS_NUMBER_PX
+    assert drawn_numbers(first) == numbers_of(final.layers[1].heads[1].pattern, mask)
+    screenshot(page, "learned-large-head-L1H1")
+
+    page.locator(".st-key-focus").get_by_text("layer 0 · head 1", exact=True).click()
+    wait_query(page, focus="L0H1")
+    want = numbers_of(final.layers[0].heads[1].pattern, mask)
+    wait_until(page, lambda: drawn_numbers(large_head(page)) == want, "layer 0 · head 1's numbers")
+    after = large_head(page)
+    assert min(after["w"], after["h"]) >= CLASS_CELL_PX  # another head keeps the cells
+    assert min(n["size"] for n in after["numbers"]) >= CLASS_NUMBER_PX
+    title = page.locator(".st-key-patterns .annotation-text").first.text_content() or ""
+    assert "layer 0 · head 1" in title and "previous token" in title
+    # the small heads stay as they were: the picker reruns its own section
+    wait_patterns(page, 1500)
+    # the default again: the link leaves it out
+    page.locator(".st-key-focus").get_by_text("layer 1 · head 1", exact=True).click()
+    wait_query(page, focus=None)
+    want = numbers_of(final.layers[1].heads[1].pattern, mask)
+    wait_until(page, lambda: drawn_numbers(large_head(page)) == want, "layer 1 · head 1's numbers")
+    assert exceptions(page) == []
+    assert session.console.errors == []
+
+
 @pytest.mark.parametrize(("name", "step"), [("step0", 0), ("mid", 450), ("final", 1500)])
 def test_screenshots(browser: Browser, server: Server, name: str, step: int) -> None:
     """The page at 1280 × 720: the top, the heads, and the training charts."""
@@ -82,9 +165,12 @@ def test_screenshots(browser: Browser, server: Server, name: str, step: int) -> 
         wait_patterns(page, step)
         assert exceptions(page) == []
         screenshot(page, f"learned-{name}-top")
-        page.locator(".st-key-patterns").scroll_into_view_if_needed()
+        page.locator(".st-key-focus").scroll_into_view_if_needed()
         settle(page)
         screenshot(page, f"learned-{name}-heads")
+        page.locator(".st-key-patterns-all").scroll_into_view_if_needed()
+        settle(page)
+        screenshot(page, f"learned-{name}-small-heads")
         page.locator(".st-key-scores1").scroll_into_view_if_needed()
         settle(page)
         screenshot(page, f"learned-{name}-training")
@@ -93,34 +179,43 @@ def test_screenshots(browser: Browser, server: Server, name: str, step: int) -> 
         shot.page.context.close()
 
 
-# every head's figure, the colour bar's and the predictions' (CSS px), the column, and whether
-# a box scrolls sideways
+# the large head's figure, its colour bar's, the small heads', the predictions' and the picker's
+# boxes (CSS px), the column, whether a box scrolls sideways, and the heads' titles' sizes
 LAYOUT = """() => {
   const r = (e) => e.getBoundingClientRect();
   const col = document.querySelector('[data-testid="stMainBlockContainer"]');
   const style = getComputedStyle(col);
   const column = r(col).width - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
-  const svg = (key) => [...document.querySelectorAll(`.st-key-${key} svg.main-svg`)]
-    .slice(0, 1).map(s => ({x: r(s).left, y: r(s).top, w: r(s).width}))[0];
-  const heads = [...Array(8).keys()].map(k => svg(k ? `patterns-${k}` : 'patterns'));
+  const left = r(col).left + parseFloat(style.paddingLeft);
+  const box = (e) => e && {x: r(e).left, y: r(e).top, w: r(e).width, h: r(e).height};
+  const svg = (key) => box(document.querySelector(`.st-key-${key} svg.main-svg`));
   const boxes = [...document.querySelectorAll('[class*="st-key-figs-"]')];
-  return {column, heads, bar: svg('patterns-scale'), predictions: svg('predictions'),
+  const fonts = (key) => [...document.querySelectorAll(`.st-key-${key} .annotation-text`)]
+    .map(t => parseFloat(getComputedStyle(t).fontSize));
+  return {column, left, large: svg('patterns'), bar: svg('patterns-scale'),
+          small: svg('patterns-all'),
+          predictions: svg('predictions'), picker: box(document.querySelector('.st-key-focus')),
           scrolls: boxes.filter(b => b.scrollWidth > b.clientWidth + 1).length,
-          titles: [...document.querySelectorAll('.st-key-figs-patterns .annotation-text')]
-            .map(t => parseFloat(getComputedStyle(t).fontSize))};
+          titles: [...fonts('patterns'), ...fonts('patterns-all')]};
 }"""
 
 
 @pytest.mark.parametrize(
-    ("width", "height", "scale", "per_row"),
-    [(853, 480, 1.5, 1), (1024, 768, 1.0, 1), (1280, 720, 1.0, 2), (1920, 1080, 1.0, 3)],
+    ("width", "height", "scale", "beside"),
+    [
+        (853, 480, 1.5, False),
+        (1024, 768, 1.0, False),
+        (1280, 720, 1.0, True),
+        (1920, 1080, 1.0, True),
+    ],
 )
-def test_every_head_fits_the_column_two_side_by_side_at_1280(
-    browser: Browser, server: Server, width: int, height: int, scale: float, per_row: int
+def test_the_heads_fit_the_column_the_picker_beside_the_large_head_at_1280(
+    browser: Browser, server: Server, width: int, height: int, scale: float, beside: bool
 ) -> None:
     """1280 × 720 at 150 % (a 521 px column), 1024 × 768 (564 px beside the sidebar), 1280 ×
-    720 (820 px) and 1920 × 1080: no head is cut or scrolls, and the heads stand as many a row
-    as the column holds, their colour bar over the first one."""
+    720 (820 px) and 1920 × 1080: no figure is cut or scrolls; the picker stands beside the
+    large head where the column holds both, above it where it does not; the colour bar over
+    the large head's cells; the small heads under them."""
     context = browser.new_context(
         viewport={"width": width, "height": height}, device_scale_factor=scale
     )
@@ -129,24 +224,31 @@ def test_every_head_fits_the_column_two_side_by_side_at_1280(
         page.goto(server.url + "/learned")
         wait_patterns(page, 1500)
         measured = page.evaluate(LAYOUT)
-        column, heads, bar = measured["column"], measured["heads"], measured["bar"]
+        column, large, bar, small = (measured[k] for k in ("column", "large", "bar", "small"))
+        picker = measured["picker"]
         assert measured["scrolls"] == 0
-        for head in heads:
-            assert head["w"] <= min(column, 521)
-            assert head["x"] + head["w"] <= heads[0]["x"] + column + 1  # inside the column
-        rows = [round(head["y"]) for head in heads]
-        assert rows.count(rows[0]) == per_row  # heads side by side on the first row
-        assert bar["y"] < heads[0]["y"] and abs(bar["x"] - heads[0]["x"]) < 1
-        assert bar["w"] == pytest.approx(heads[0]["w"], abs=1)
+        for figure in (large, small):
+            assert figure["w"] <= min(column, 521)
+        if beside:  # the picker left of the large head, level with its colour bar
+            assert picker["x"] + picker["w"] <= large["x"] and abs(picker["y"] - bar["y"]) < 40
+        else:
+            assert picker["y"] + picker["h"] <= bar["y"]
+        assert large["x"] + large["w"] <= measured["left"] + column + 1  # inside the column
+        assert bar["y"] < large["y"] and abs(bar["x"] - large["x"]) < 1
+        assert bar["w"] == pytest.approx(large["w"], abs=1)
+        assert small["y"] >= large["y"] + large["h"]
         assert 400 <= measured["predictions"]["w"] <= 521
         assert min(measured["titles"]) >= 13
+        assert large_head(page)["w"] >= CLASS_CELL_PX
         screenshot(page, f"learned-{width}x{height}-{scale}")
         assert exceptions(page) == []
     finally:
         context.close()
 
 
-def test_presenter_mode_titles_are_projector_sized(browser: Browser, server: Server) -> None:
+def test_presenter_mode_keeps_the_large_head_projector_sized(
+    browser: Browser, server: Server
+) -> None:
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     try:
         page = context.new_page()
@@ -155,6 +257,13 @@ def test_presenter_mode_titles_are_projector_sized(browser: Browser, server: Ser
         measured = page.evaluate(LAYOUT)
         assert min(measured["titles"]) >= 16
         assert measured["scrolls"] == 0
-        assert all(head["w"] <= 800 for head in measured["heads"])
+        assert measured["large"]["w"] <= 800
+        # the picker beside the large head, which starts on the first screen
+        assert measured["picker"]["x"] + measured["picker"]["w"] <= measured["large"]["x"]
+        assert measured["bar"]["y"] < 720
+        large = large_head(page)
+        assert min(large["w"], large["h"]) >= 48
+        assert min(n["size"] for n in large["numbers"]) >= 16
+        screenshot(page, "learned-present-1280x720")
     finally:
         context.close()

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -20,28 +19,33 @@ import llm
 from llm import behaviour
 from llm.head_scores import ROLE_THRESHOLD
 from ui.draw.charts import bar_chart
+from ui.draw.grid_plan import SUBTITLE_PX
 from ui.draw.grids import grid_figure
+from ui.draw.heatmaps import heatmap_cells, mask_shape
 from ui.draw.labels import label_px
 from ui.draw.lines import Panel, line_panels, marked
-from ui.draw.style import (
-    COLOUR_SCALES,
-    SMALLEST_CELL_PX,
-    FittedLook,
-    Look,
-)
-from ui.draw.wire import Spec, fast_figure, keep
+from ui.draw.style import CELL_AXIS, COLOUR_SCALES, SMALLEST_CELL_PX, FittedLook, Look
+from ui.draw.wire import Spec, derived_layout, fast_figure, keep
+from ui.frame.follow import OUTLINE, OUTLINE_WIDTH
 from ui.lab.compute import shared
 from ui.text import num, translator
 from ui.text.learned import TEXT
 
-# A head's figure is at most HEAD_PX wide, so that two stand side by side in the 820 px column of
-# 1280 × 720 (with the 32 px gap of ``ui.draw.wire.show_figures``) and one fits the 521 px column of
-# 1280 × 720 at 150 % and the 564 px of 1024 × 768 with the sidebar: its cells shrink to fit (the
-# default sentence's 13 tokens: 21 px, 10 px numbers), and lose their numbers below 20 px (a
-# phone's 358 px column: 18 px). Presenter mode keeps one a row in a projector's 800 px column.
-HEAD_PX = {False: 394, True: 350}  # by phone
-PRESENT_HEAD_PX = 780
+# The head drawn large is at most FOCUS_PX wide: the 521 px column of 1280 × 720 at 150 % (so the
+# 564 px of 1024 × 768 with the sidebar, and beside the head picker in 1280 × 720's 820 px) holds
+# it with the classroom's cells for the default sentence's 13 tokens (32 px, 13 px numbers); a
+# longer sentence's cells shrink to fit, losing their numbers below 20 px (a phone's 358 px
+# column: 18 px). Presenter mode: PRESENT_FOCUS_PX, beside the picker in a projector's column.
+FOCUS_PX = {False: 521, True: 350}  # by phone
+PRESENT_FOCUS_PX = 780
 SMALLEST_NUMBER_PX = 10  # a cell's number at least this, else none (the value is on hover)
+ROOM_PX = 6  # px over the large head's title
+EDGE_PX = 4  # px right of a head's cells, and around the small heads (room for an outline)
+SMALL_PX = 104  # a small head's side (px): 8 px cells for 13 tokens, larger in presenter mode
+SMALL_GAP = 12  # px between two small heads
+LINE_PX = 17  # a line of a 13 px title
+# the heads' one colour scale, without a bar of its own (``scale_figure`` draws it)
+VIRIDIS = {"colorscale": COLOUR_SCALES["Viridis"], "cmin": 0.0, "cmax": 1.0, "showscale": False}
 PANEL_PX = {False: 240, True: 320}  # a score plot's height; a phone stacks them, with their axes
 BAR_PX = {False: 480, True: 350}  # the predictions' chart: most of a 521 px column, a phone's
 PRESENT_BAR_PX = 640
@@ -59,19 +63,21 @@ def model_run(*, step: int, ids: tuple[int, ...]) -> llm.ModelRun:
     return llm.run_model(checkpoint(step=step), ids)
 
 
-def head_title(role: str, score: float, layer: int, head: int, lang: str) -> str:
-    """A head's title, two lines: the head (bold), then its role and the score that gave it;
-    "other pattern" when none of the three scores reaches ROLE_THRESHOLD, said as such."""
+def role_text(role: str, score: float, lang: str) -> str:
+    """What a head does and the score that gave it: "induction (0.88)"; "other pattern" when
+    none of the three scores reaches ROLE_THRESHOLD, said as such."""
     t = translator(TEXT, lang)
     if role == "diffuse":  # llm's name for "none of the three": the head may still be sharp
         why = t("below", threshold=num(ROLE_THRESHOLD, 1, lang))
     else:
         why = num(score, 2, lang)
-    name = t("head_title", layer=layer, head=head)
-    return f"<b>{name}</b><br>{t('head_role', role=t(f'role_{role}'), why=why)}"
+    return t("head_role", role=t(f"role_{role}"), why=why)
 
 
-ROOM_PX = 6  # px over a head's title: apart from the x axis title of the head above it
+def head_title(role: str, score: float, layer: int, head: int, lang: str) -> str:
+    """A head's title, two lines: the head (bold), then its role and the score that gave it."""
+    name = translator(TEXT, lang)("head_title", layer=layer, head=head)
+    return f"<b>{name}</b><br>{role_text(role, score, lang)}"
 
 
 def _widest_line(title: str) -> str:
@@ -91,7 +97,8 @@ def _piece(
 ) -> Spec:
     """One head's heatmap with its title above it (of two lines, ``<br>``): ``grid_figure``
     sizes its plot's slot for the widest line (``widest``, else the title's own), and the
-    figure grows by the lines it did not count and ROOM_PX."""
+    figure grows by the lines it did not count and ROOM_PX; EDGE_PX right of its slot, which
+    holds no colour bar (its x labels slant to the left)."""
     plain = widest or _widest_line(title) or "·"
     fig = grid_figure([pattern], labels, [labels], [plain], look=look, per_row=1, **style)
     layout = dict(fig["layout"])
@@ -99,7 +106,10 @@ def _piece(
     counted = note["text"].count("<br>") + 1  # grid_figure may have put it on two lines
     extra = math.ceil(17 * look.text_scale) * max(0, title.count("<br>") + 1 - counted) + ROOM_PX
     layout["annotations"] = [{**note, "text": title}, *others]
-    layout["margin"] = {**layout["margin"], "t": layout["margin"]["t"] + extra}
+    margin = layout["margin"]
+    right = min(margin["r"], EDGE_PX)
+    layout["margin"] = {**margin, "t": margin["t"] + extra, "r": right}
+    layout["width"] = layout["width"] - margin["r"] + right
     layout["height"] = layout["height"] + extra
     return {"data": fig["data"], "layout": layout}
 
@@ -118,106 +128,176 @@ def _fitted(
         if number < SMALLEST_NUMBER_PX * look.text_scale:
             number = 0
         fitted = look.fitted(cell, number)
-        if (
-            _piece(pattern, list(labels), probe, fitted, widest, **style)["layout"]["width"]
-            <= budget
-        ):
+        piece = _piece(pattern, list(labels), probe, fitted, widest, **style)
+        if piece["layout"]["width"] <= budget:
             return fitted
     return look.fitted(SMALLEST_CELL_PX, 0)
 
 
 @shared(256)
-def heads_figures(
-    *, step: int, ids: tuple[int, ...], lang: str, phone: bool, scale: float
-) -> tuple[Spec, ...]:
-    """Every head's pattern on the sentence, one figure each, titled by its role at ``step``,
-    cells fitted to HEAD_PX (``Look(lang, phone, scale)``), all on one colour scale (0 to 1,
-    the bar in ``scale_figure``); read-only, shared. ``ui.draw.wire.show_figures`` stands them side
-    by side where the column holds them."""
+def focused(
+    *, step: int, ids: tuple[int, ...], layer: int, head: int, lang: str, phone: bool, scale: float
+) -> tuple[Spec, Spec]:
+    """The head (``layer``, ``head``) drawn large at ``step``, titled by its role, a number in
+    each cell, fitted to FOCUS_PX (``Look(lang, phone, scale)``); and its colour scale, 0 to 1,
+    lying over its cells (``scale_figure``): (scale, head), read-only, shared. Every head is
+    fitted to the widest of their titles, so that another head keeps the cells' size."""
     t = translator(TEXT, lang)
     model, run = checkpoint(step=step), model_run(step=step, ids=ids)
     labels = llm.token_labels([model.vocab[i] for i in ids])
     roles = behaviour.roles_at(model.history, step)
     look = Look(lang=lang, phone=phone, scale=scale)
-    style = {
-        "zmin": 0.0,
-        "zmax": 1.0,
-        "masked": ~run.layers[0].mask,
-        "masked_label": t("masked_cell"),
-        "x_title": t("key"),
-        "y_title": t("query"),
-        "digits": 1,
-        "colour_bar": False,
-    }
-    titles = [
-        head_title(*roles[layer][head], layer, head, lang)
-        for layer, trace in enumerate(run.layers)
-        for head in range(len(trace.heads))
-    ]
-    widest = max((_widest_line(t) for t in titles), key=label_px)  # every head as wide
-    probe = max(titles, key=lambda t: label_px(_widest_line(t)))
-    # the mask draws no width: the fit is the same for every step on this sentence's titles
-    sizing = {k: v for k, v in style.items() if k != "masked"}
-    fitted = _fitted(tuple(labels), probe, widest, look, _budget(look), **sizing)
-    patterns = [head.pattern for trace in run.layers for head in trace.heads]
-    return tuple(
-        keep(_piece(pattern, labels, title, fitted, widest, **style))
-        for pattern, title in zip(patterns, titles)
-    )
+    style = {"zmin": 0.0, "zmax": 1.0, "masked_label": t("masked_cell"), "x_title": t("key")}
+    style |= {"y_title": t("query"), "digits": 1, "colour_bar": False}
+    titles = [head_title(*r, k, h, lang) for k, row in enumerate(roles) for h, r in enumerate(row)]
+    widest = max((_widest_line(title) for title in titles), key=label_px)
+    probe = max(titles, key=lambda title: label_px(_widest_line(title)))
+    fitted = _fitted(tuple(labels), probe, widest, look, _budget(look), **style)
+    title = head_title(*roles[layer][head], layer, head, lang)
+    style["masked"] = ~run.layers[0].mask  # the mask draws no width: not in the fit
+    pattern = run.layers[layer].heads[head].pattern
+    large = keep(_piece(pattern, labels, title, fitted, widest, **style))
+    return scale_figure(large, look, t("scale")), large
 
 
 def _budget(look: Look) -> int:
-    """How wide a head's figure may be (px): HEAD_PX, a projector's PRESENT_HEAD_PX."""
-    return PRESENT_HEAD_PX if look.text_scale > 1 and not look.phone else HEAD_PX[look.phone]
+    """How wide the large head's figure may be (px): FOCUS_PX, a projector's PRESENT_FOCUS_PX."""
+    return PRESENT_FOCUS_PX if look.text_scale > 1 and not look.phone else FOCUS_PX[look.phone]
 
 
 def scale_figure(head: Spec, look: Look, title: str) -> Spec:
     """The heads' one colour scale, Viridis from 0 to 1: a bar lying over the cells of ``head``
-    (a figure of ``heads_figures``), as wide and as far from the left, ``title`` on its left."""
-    layout = head["layout"]
+    (the large head of ``focused``), as wide and as far from the left, ``title`` on its left."""
+    layout, grow = head["layout"], look.text_scale
     left, right = layout["xaxis"]["domain"]
     inner = layout["width"] - layout["margin"]["l"] - layout["margin"]["r"]
-    plot_w = (right - left) * inner
     margin_l = layout["margin"]["l"] + left * inner
-    margin_r = layout["width"] - margin_l - plot_w
-    steps = np.linspace(0.0, 1.0, 101)
-    trace = {
-        "type": "heatmap",
-        "z": [steps.tolist()],
-        "x": steps.tolist(),
-        "y": [0],
-        "coloraxis": "coloraxis",
-        "hoverinfo": "skip",
-    }
+    margin_r = layout["width"] - margin_l - (right - left) * inner
+    steps = np.linspace(0.0, 1.0, 101).tolist()
+    trace = {"type": "heatmap", "z": [steps], "x": steps, "y": [0], "coloraxis": "coloraxis"}
+    name = _note(title, 0, 0.5, 14, xanchor="right", yanchor="middle") | {"xshift": -8}
     bar = {
         "width": layout["width"],
-        "height": math.ceil(62 * look.text_scale),
-        "margin": {"l": margin_l, "r": margin_r, "t": 6, "b": math.ceil(36 * look.text_scale)},
+        "height": math.ceil(62 * grow),
+        "margin": {"l": margin_l, "r": margin_r, "t": 6, "b": math.ceil(36 * grow)},
         "xaxis": {"range": [0, 1], "dtick": 0.2, "showgrid": False, "zeroline": False},
         "yaxis": {"visible": False, "fixedrange": True},
-        "coloraxis": {
-            "colorscale": COLOUR_SCALES["Viridis"],
-            "cmin": 0.0,
-            "cmax": 1.0,
-            "showscale": False,
-        },
-        "annotations": [
-            {
-                "text": title,
-                "x": 0,
-                "xref": "paper",
-                "xanchor": "right",
-                "xshift": -8,
-                "y": 0.5,
-                "yref": "paper",
-                "yanchor": "middle",
-                "showarrow": False,
-                "font": {"size": 14},
-            }
-        ],
+        "coloraxis": VIRIDIS,
+        "annotations": [name],
         "separators": look.separators(),
     }
-    return keep(fast_figure([trace], look.chart_text(bar)))
+    return keep(fast_figure([trace | {"hoverinfo": "skip"}], look.chart_text(bar)))
+
+
+def _small_titles(roles: list[list[tuple[str, float]]], lang: str) -> list[str]:
+    """Every small head's title, three lines: the head (bold), its role, the score that gave
+    it ("scores < 0.3" for none of the three)."""
+    t = translator(TEXT, lang)
+    titles = []
+    for row in roles:
+        for h, (role, score) in enumerate(row):
+            if role == "diffuse":
+                why = t("below", threshold=num(ROLE_THRESHOLD, 1, lang))
+            else:
+                why = t("small_score", score=num(score, 2, lang))
+            titles.append(f"<b>{t('head_only', head=h)}</b><br>{t(f'role_{role}')}<br>{why}")
+    return titles
+
+
+def _small_places(
+    n_layers: int, n_heads: int, per_row: int, sizes: tuple[int, int, int, int, int]
+) -> tuple[list[tuple[float, float]], list[float], int]:
+    """Where the small heads stand, in px from the figure's top left: each plot's (left, top),
+    each layer's name's top, and the figure's height. ``sizes``: a plot's slot and side, its
+    title's height, a layer name's, the gap between two plots."""
+    slot, side, title_h, name_h, gap = sizes
+    places, names, top = [], [], EDGE_PX
+    for _layer in range(n_layers):
+        names.append(top)
+        top += name_h
+        for h in range(n_heads):
+            if h % per_row == 0 and h:
+                top += title_h + side + gap
+            left = EDGE_PX + (h % per_row) * (slot + gap) + (slot - side) / 2
+            places.append((left, top + title_h))
+        top += title_h + side + gap
+    return places, names, top - gap + EDGE_PX
+
+
+def _note(text: str, x: float, y: float, size: int, **place: str) -> dict:
+    """A title at (``x``, ``y``), paper coordinates, ``size`` px."""
+    out = {"text": text, "x": round(x, 6), "y": round(y, 6), "xref": "paper", "yref": "paper"}
+    return out | {"showarrow": False, "font": {"size": size}} | place
+
+
+@shared(128)
+def small_heads(*, step: int, ids: tuple[int, ...], lang: str, phone: bool, scale: float) -> Spec:
+    """Every head's pattern small, without numbers (on hover), on the one colour scale: a row
+    a layer under its name (two rows on a phone), each titled by what it does at ``step``;
+    read-only, shared. Plot k sits on axes x{k+1}/y{k+1}, from layer 0's head 0."""
+    t = translator(TEXT, lang)
+    model, run = checkpoint(step=step), model_run(step=step, ids=ids)
+    labels = llm.token_labels([model.vocab[i] for i in ids])
+    look = Look(lang=lang, phone=phone, scale=scale)
+    grow, per_row = look.text_scale, 2 if phone else model.n_heads
+    cell = max(1, round(SMALL_PX * scale) // len(ids))
+    titles = _small_titles(behaviour.roles_at(model.history, step), lang)
+    # the widest line: a role or a score (the bold line, the head's name, is shorter)
+    widest = max(label_px(_widest_line(title)) for title in titles) * SUBTITLE_PX / 12
+    side, gap = cell * len(ids), math.ceil(SMALL_GAP * grow)
+    slot = max(side, math.ceil(widest * grow) + 8)
+    sizes = (slot, side, 3 * math.ceil(LINE_PX * grow) + 4, math.ceil(24 * grow), gap)
+    places, names, height = _small_places(model.n_layers, model.n_heads, per_row, sizes)
+    width = 2 * EDGE_PX + per_row * slot + (per_row - 1) * gap
+    notes = [
+        _note(f"<b>{t('layer_row', layer=k)}</b>", 0, 1 - top / height, 14, yanchor="top")
+        | {"xanchor": "left", "xshift": EDGE_PX}
+        for k, top in enumerate(names)
+    ]
+    hidden, data, layout, shapes = ~run.layers[0].mask, [], {}, []
+    text = {"masked_label": t("masked_cell"), "x_title": t("key"), "y_title": t("query")}
+    patterns = [head.pattern for trace in run.layers for head in trace.heads]
+    for k, (pattern, (left, top)) in enumerate(zip(patterns, places)):
+        suffix = str(k + 1) if k else ""
+        trace = heatmap_cells(pattern, labels, labels, masked=hidden, number_px=0, **text)
+        trace |= {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}", "coloraxis": "coloraxis"}
+        data.append(trace | ({} if cell >= 6 else {"xgap": 0, "ygap": 0}))
+        axis = {**CELL_AXIS, "showticklabels": False, "fixedrange": True}
+        x = [round(left / width, 6), round((left + side) / width, 6)]
+        y = [round(1 - (top + side) / height, 6), round(1 - top / height, 6)]
+        layout[f"xaxis{suffix}"] = axis | {"domain": x, "anchor": f"y{suffix}"}
+        layout[f"yaxis{suffix}"] = axis | {"domain": y, "anchor": f"x{suffix}"}
+        layout[f"yaxis{suffix}"]["autorange"] = "reversed"
+        note = _note(titles[k], (left + side / 2) / width, y[1], SUBTITLE_PX, yanchor="bottom")
+        notes.append(note | {"xanchor": "center", "yshift": 2})
+        shapes.append(mask_shape(hidden, cell, f"x{suffix}", f"y{suffix}"))
+    layout |= {
+        "annotations": notes,
+        "shapes": [shape for shape in shapes if shape],
+        "coloraxis": VIRIDIS,
+        "width": width,
+        "height": height,
+        "margin": {"l": 0, "r": 0, "t": 0, "b": 0, "pad": 0},
+        "separators": look.separators(),
+    }
+    return keep(fast_figure(data, look.chart_text(layout)))
+
+
+@shared(512)
+def overview(
+    *, step: int, ids: tuple[int, ...], focus: int, lang: str, phone: bool, scale: float
+) -> Spec:
+    """``small_heads`` with head ``focus`` (k = layer × heads + head) outlined: the one drawn
+    large; a figure on the same traces (their wire form built once), read-only, shared."""
+    fig = small_heads(step=step, ids=ids, lang=lang, phone=phone, scale=scale)
+    layout = fig["layout"]
+    suffix = str(focus + 1) if focus else ""
+    (x0, x1), (y0, y1) = layout[f"xaxis{suffix}"]["domain"], layout[f"yaxis{suffix}"]["domain"]
+    dx, dy = 3 / layout["width"], 3 / layout["height"]  # 3 px outside the cells
+    frame = {"type": "rect", "xref": "paper", "yref": "paper", "layer": "above", "name": "focus"}
+    frame |= {"x0": x0 - dx, "x1": x1 + dx, "y0": y0 - dy, "y1": y1 + dy}
+    shapes = [*layout["shapes"], frame | {"line": {"color": OUTLINE, "width": OUTLINE_WIDTH}}]
+    return keep({**fig, "layout": derived_layout(layout, shapes=shapes)})
 
 
 def _short(values: np.ndarray) -> list[float]:
@@ -234,12 +314,8 @@ def _training_lines(*, lang: str, phone: bool, scale: float = 1.0) -> tuple[Spec
     history, n_vocab = model.history, len(model.vocab)
     measured = history.score_steps
     chance = (float(np.log(n_vocab)), t("chance_line", n_vocab=n_vocab))
-    loss = Panel(
-        t("loss_title"),
-        t("loss_y"),
-        {t("loss_title"): _short(behaviour.loss_at(history, measured))},
-        levels=[chance],
-    )
+    losses = {t("loss_title"): _short(behaviour.loss_at(history, measured))}
+    loss = Panel(t("loss_title"), t("loss_y"), losses, levels=[chance])
     look = Look(lang=lang, phone=phone, scale=scale)  # French axes read 0,5
     figures = [line_panels(measured, [loss], x_title=t("step_axis"), height=260, look=look)]
     for layer in range(model.n_layers):  # one figure a layer: its two scores side by side
@@ -258,16 +334,8 @@ def _training_lines(*, lang: str, phone: bool, scale: float = 1.0) -> tuple[Spec
                 ("induction", history.induction, behaviour.THRESHOLDS["induction"]),
             )
         ]
-        figures.append(
-            line_panels(
-                measured,
-                panels,
-                x_title=t("step_axis"),
-                phone=phone,
-                height=PANEL_PX[phone],
-                look=look,
-            )
-        )
+        sizes = {"phone": phone, "height": PANEL_PX[phone], "look": look}
+        figures.append(line_panels(measured, panels, x_title=t("step_axis"), **sizes))
     # kept: every step's marked copy shares these traces, so their wire form is built once
     return tuple(keep(fig) for fig in figures)
 
@@ -279,29 +347,6 @@ def training_figures(*, step: int, lang: str, phone: bool, scale: float = 1.0) -
     lines = _training_lines(lang=lang, phone=phone, scale=scale)
     look = Look(lang=lang, phone=phone, scale=scale)
     return tuple(keep(marked(fig, float(step), look=look)) for fig in lines)
-
-
-@dataclass(frozen=True)
-class View:
-    """What the page draws at one (step, sentence, language, screen): every head's pattern, a
-    figure each, their colour scale, and the training charts."""
-
-    heads: tuple[Spec, ...]
-    scale: Spec
-    training: tuple[Spec, ...]
-
-
-@shared(256)
-def view(*, step: int, ids: tuple[int, ...], lang: str, phone: bool, scale: float) -> View:
-    """The page's figures, one cache look-up a rerun (read-only, shared); ``scale``: the
-    cells' (``Look.scale``, larger in presenter mode)."""
-    heads = heads_figures(step=step, ids=ids, lang=lang, phone=phone, scale=scale)
-    look = Look(lang=lang, phone=phone, scale=scale)
-    return View(
-        heads,
-        scale_figure(heads[0], look, translator(TEXT, lang)("scale")),
-        training_figures(step=step, lang=lang, phone=phone, scale=scale),
-    )
 
 
 @shared(512)
@@ -322,13 +367,8 @@ def predictions(
     top = llm.top_predictions(checkpoint(step=step), model_run(step=step, ids=ids), position)
     look = Look(lang=lang, phone=phone, scale=scale)
     words = [w for w, _ in top]
-    chart = bar_chart(
-        {t("prob"): [p for _, p in top]},
-        words,
-        title=t("predictions_title", i=position),
-        height=300,
-        look=look,
-    )
+    title = t("predictions_title", i=position)
+    chart = bar_chart({t("prob"): [p for _, p in top]}, words, title=title, height=300, look=look)
     layout = chart["layout"]
     tick = _nice_step(max((p for _, p in top), default=1.0))
     highest = max((p for _, p in top), default=1.0)

@@ -3,6 +3,7 @@
 TEXT = {
     "en": {
         "title": "8. Depth: residual and LayerNorm, measured",
+        "about": "What is stacked, four ways",
         "intro": "Chapter 9 gives two reasons why attention sublayers cannot simply be plugged one into the next: the gradient vanishes on the way down, and the representations drift, their magnitudes exploding or collapsing to zero. Here you can check both on the lab's own numbers. The sublayer of the previous pages is stacked up to 24 times, each layer with its own weights (drawn like the lab's, with seed + layer), in four ways:",
         "none": "**none**: x ← attn(x), nothing else.",
         "residual": "**residual**: x ← x + attn(x), the residual connection alone.",
@@ -73,6 +74,7 @@ TEXT = {
     # French typography: a no-break space before : ; ! ? » and after «, so they never wrap
     "fr": {
         "title": "8. Profondeur : résiduel et LayerNorm, mesurés",
+        "about": "Ce qui est empilé, de quatre façons",
         "intro": "Le chapitre 9 donne deux raisons pour lesquelles on ne peut pas simplement brancher les sous-couches d’attention l’une dans l’autre : le gradient disparaît en redescendant, et les représentations dérivent, leurs magnitudes explosant ou s’écrasant à zéro. Ici tu peux vérifier les deux sur les nombres du labo. La sous-couche des pages précédentes est empilée jusqu’à 24 fois, chaque couche avec ses propres poids (tirés comme ceux du labo, avec la graine + la couche), de quatre façons :",
         "none": "**sans résidu** : x ← attn(x), rien d’autre.",
         "residual": "**résidu** : x ← x + attn(x), la connexion résiduelle seule.",
