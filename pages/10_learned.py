@@ -9,7 +9,9 @@ import llm
 from llm import behaviour
 from llm.checkpoints import MODEL_FILE
 from llm.head_scores import ROLE_THRESHOLD, induction_target
+from ui.draw.sections import folded
 from ui.draw.style import Look
+from ui.draw.tables import number_table
 from ui.draw.wire import show_figure
 from ui.frame.controls import in_link, keep_in_link, start_on
 from ui.frame.page import frame
@@ -17,6 +19,7 @@ from ui.frame.url_values import Choice, IntRange, Refused, Sizes, Value, short
 from ui.lessons.learned import (
     checkpoint,
     focused,
+    model_run,
     overview,
     predictions,
     role_text,
@@ -254,6 +257,18 @@ def head_picker(step: int) -> str:
     return focus
 
 
+def pattern_table(step: int, ids: tuple[int, ...], layer: int, head: int) -> None:
+    """The large head's numbers as a table, folded: every cell, where the figure prints them
+    only when its cells hold a number."""
+    title = t("focus_table", layer=layer, head=head)
+    if (box := folded(title, key="learned_pattern_table", icon=":material/table:")) is None:
+        return
+    pattern = model_run(step=step, ids=ids).layers[layer].heads[head].pattern
+    labels = llm.token_labels([checkpoint(step=step).vocab[i] for i in ids])
+    with box:  # the masked future is 0, as on the lesson pages' tables
+        number_table(pattern, labels, labels, lang=s.lang, key="learned_pattern", digits=2)
+
+
 @st.fragment
 def heads(step: int, ids: tuple[int, ...]) -> None:
     """Every head at ``step``, a section that reruns alone for its picker: the head picked drawn
@@ -269,6 +284,7 @@ def heads(step: int, ids: tuple[int, ...]) -> None:
     with head_box:
         show_figure(bar, key="patterns-scale")
         show_figure(large, key="patterns")
+        pattern_table(step, ids, layer, head)
     st.caption(t("overview"))
     show_figure(overview(focus=HEADS.index(focus), **drawn), key="patterns-all")
 

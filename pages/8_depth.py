@@ -1,11 +1,13 @@
 """Page 8: the sublayer stacked 1 to 24 times, four ways, measured layer by layer (chapter 9)."""
 
+import numpy as np
 import streamlit as st
 
 import llm
 from llm import depth
-from ui.draw.sections import folded, show_code
+from ui.draw.sections import folded, lazy_tabs, show_code
 from ui.draw.style import Look
+from ui.draw.tables import number_table
 from ui.draw.wire import show_figure, show_pieces
 from ui.frame.controls import in_link, keep_in_link, start_on
 from ui.frame.page import frame
@@ -167,6 +169,27 @@ def gradient(runs: dict, figures: dict, last_c: dict[str, float]) -> None:
     st.write(" ".join(sentences))
 
 
+MEASURES = ("rms", "similarity", "collapse", "grad_norm")
+
+
+def numbers(runs: dict) -> None:
+    """The charts' numbers as tables, folded: a row a layer, a column a wiring, a tab a measure
+    (to 3 significant digits: RMS and gradient span decades)."""
+    if (box := folded(t("numbers"), key="depth_numbers", icon=":material/table:")) is None:
+        return
+    with box:
+        names = [t(f"name_{v}") for v in runs]
+        tabs = lazy_tabs([t(f"tab_{m}") for m in MEASURES], key="depth_number_tabs")
+        for tab, measure in zip(tabs, MEASURES, strict=True):
+            if tab is None:
+                continue
+            m = np.stack([getattr(run, measure) for run in runs.values()], axis=1)
+            rows = [f"{t('layer')} {k}" for k in range(m.shape[0])]
+            kinds = dict.fromkeys(names, (3, "g"))
+            with tab:
+                number_table(m, rows, names, lang=s.lang, key=f"depth_{measure}", kinds=kinds)
+
+
 def token_rows(chosen: object, figures: dict, variant: str, n_layers: int, text: str) -> None:
     """The token rows of the chosen variant at the input and at the top."""
     st.subheader(t("rows_title"), anchor=False)
@@ -191,6 +214,7 @@ def stacked() -> None:
     activation_size(runs, figures, layers_text)
     last_c = alike(runs, figures, layers_text)
     gradient(runs, figures, last_c)
+    numbers(runs)
     token_rows(runs[variant], figures, variant, n_layers, layers_text)
 
 

@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import llm
-from tests.apptest_pages import SENTENCE_32, array_of, figure, figure_pieces, link_opener
+from tests.apptest_pages import SENTENCE_32, array_of, figure, figure_pieces, link_opener, tables
 
 PAGE = "../pages/8_depth.py"
 CHAPTER_9 = llm.AttentionConfig(d_model=8, n_heads=4, seed=0)
@@ -194,3 +194,23 @@ def test_a_bad_variant_is_said_with_the_names_the_page_shows() -> None:
     assert "post_ln = post-LN" in warning.value and "on prend none, sans résidu" in warning.value
     (warning,) = opened(variant="foo").warning
     assert "not one of the variants (none, residual, post_ln, pre_ln); using none" in warning.value
+
+
+def test_the_charts_numbers_are_a_folded_table_a_measure() -> None:
+    """Folded, the page sends no table; open, a tab a measure: a row a layer, a column a
+    wiring, each number to 3 significant digits."""
+    assert len(opened().main.dataframe) == 0
+    want = {v: llm.depth_stack(CHAPTER_9, TOKENS, 12, v) for v in llm.VARIANTS}
+    for label, measure in (("RMS", "rms"), ("Distance from rank one", "collapse")):
+        at = AppTest.from_file(PAGE, default_timeout=30)
+        at.session_state["depth_numbers"] = True
+        at.session_state["depth_number_tabs"] = label
+        at.run()
+        assert not at.exception, at.exception
+        (table,) = tables(at)
+        assert list(table.index) == [f"layer {k}" for k in range(13)]
+        assert len(table.columns) == len(llm.VARIANTS)
+        for column, v in zip(table.columns, llm.VARIANTS, strict=True):
+            expected = getattr(want[v], measure)
+            got = table[column].to_numpy(dtype=float)
+            np.testing.assert_allclose(got, expected, rtol=5e-3)  # 3 significant digits

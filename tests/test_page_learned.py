@@ -472,7 +472,8 @@ def test_presenter_mode_folds_the_model_s_description_and_sets_the_step_beside_t
     None
 ):
     at = opened(present="true")
-    about, how = at.expander
+    about, how, *others = at.expander
+    assert any(e.label.startswith("Its pattern as a table") for e in others)  # as on a screen
     assert about.label == TEXT["en"]["about_model"]
     assert "trained weights" in about.info[0].value and "No MLP" in about.markdown[0].value
     # how to read the heads folds too: the heads start on a projector's first screen
@@ -481,6 +482,27 @@ def test_presenter_mode_folds_the_model_s_description_and_sets_the_step_beside_t
     assert sentence.text_input(key="sentence").value == DEFAULT
     assert step.select_slider(key="step").value == llm.load_model().steps[-1]
     plain = opened()
-    # the only folded section is the page's questions (predict, then reveal), not the model
-    assert [e.label for e in plain.expander] == [QUESTION_TEXT["en"]["alone"]]
+    # folded: the large head's table and the page's questions (predict, then reveal), not the
+    # model
+    labels = sorted(e.label for e in plain.expander)
+    assert len(labels) == 2 and labels[0].startswith("Its pattern as a table")
+    assert labels[1] == QUESTION_TEXT["en"]["alone"]
     assert "No MLP" in shown_text(plain) and "(it looks one place back)" in shown_text(plain)
+
+
+def test_the_large_heads_numbers_are_a_folded_table() -> None:
+    """Open, the table holds the large head's pattern (layer 0, head 1, the final step) to 2
+    decimals, a row a query and a column a key, the masked future 0."""
+    at = AppTest.from_file(PAGE, default_timeout=30)
+    at.query_params["focus"] = "L0H1"
+    at.session_state["learned_pattern_table"] = True
+    at.run()
+    assert not at.exception, at.exception
+    (table,) = [f.value for f in at.main.dataframe]
+    model = llm.load_model()
+    ids = model.encode("the cat sat on the mat . the cat sat on the mat")
+    pattern = llm.run_model(model, ids).layers[0].heads[1].pattern
+    assert list(table.index) == llm.token_labels([model.vocab[i] for i in ids])
+    got = table.to_numpy(dtype=float)
+    np.testing.assert_allclose(got, pattern, atol=5e-3)
+    assert (got[np.triu_indices(len(ids), 1)] == 0.0).all()  # the masked future

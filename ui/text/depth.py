@@ -69,6 +69,11 @@ TEXT = {
         "training_title": "What training would change",
         "training": "These weights are random. Training makes heads look at particular tokens instead of averaging them all, and learns W_V and W_O; sharper patterns average less, so rows collapse more slowly, and a real block also has an MLP after attention. The two effects shown here are nonetheless the ones the literature measures. Dong, Cordonnier and Loukas (2021), [*Attention is not all you need: pure attention loses rank doubly exponentially with depth*](https://arxiv.org/abs/2103.03404), prove that a stack of attention alone converges to rank one doubly exponentially fast, and that the skip connection (the residual) is what stops it. Xiong et al. (2020), [*On Layer Normalization in the Transformer Architecture*](https://arxiv.org/abs/2002.04745), show that with Post-LN the gradient of the weights near the output is large at initialisation, hence the learning-rate warm-up Post-LN Transformers need, while Pre-LN trains without one: one reason GPT-2 and most models since put the LayerNorm before the sublayer. This page measures the gradient reaching each layer's input, not the weights', on an attention-only stack: a neighbouring quantity, not theirs.",
         "code": "The code of the stack",
+        "numbers": "The charts' numbers, layer by layer",
+        "tab_rms": "RMS",
+        "tab_similarity": "Cosine similarity",
+        "tab_collapse": "Distance from rank one",
+        "tab_grad_norm": "Gradient",
         "engine_note": "Every number here comes from llm.depth_stack; the gradients from llm.attention_backward and llm.layer_norm_backward, checked against finite differences in the tests.",
     },
     # French typography: a no-break space before : ; ! ? » and after «, so they never wrap
@@ -139,6 +144,11 @@ TEXT = {
         "training_title": "Ce que l’entraînement changerait",
         "training": "Ces poids sont aléatoires. L’entraînement apprend aux têtes à regarder des tokens précis au lieu de tous les moyenner, et apprend W_V et W_O ; des motifs plus nets moyennent moins, donc les lignes s’effondrent plus lentement, et un vrai bloc a aussi un MLP après l’attention. Les deux effets montrés ici sont pourtant ceux que mesure la littérature. Dong, Cordonnier et Loukas (2021), [*Attention is not all you need: pure attention loses rank doubly exponentially with depth*](https://arxiv.org/abs/2103.03404), prouvent qu’une pile d’attention seule converge vers le rang un à une vitesse doublement exponentielle, et que la connexion de saut (le résiduel) est ce qui l’en empêche. Xiong et al. (2020), [*On Layer Normalization in the Transformer Architecture*](https://arxiv.org/abs/2002.04745), montrent qu’avec Post-LN le gradient des poids proches de la sortie est grand à l’initialisation, d’où la montée progressive du taux d’apprentissage dont ont besoin les Transformers Post-LN, alors que Pre-LN s’entraîne sans : une des raisons pour lesquelles GPT-2 et la plupart des modèles depuis placent la LayerNorm avant la sous-couche. Cette page mesure le gradient qui atteint l’entrée de chaque couche, pas celui des poids, sur une pile d’attention seule : une grandeur voisine, pas la leur.",
         "code": "Le code de l’empilement",
+        "numbers": "Les nombres des graphiques, couche par couche",
+        "tab_rms": "RMS",
+        "tab_similarity": "Similarité cosinus",
+        "tab_collapse": "Distance au rang un",
+        "tab_grad_norm": "Gradient",
         "engine_note": "Chaque nombre ici vient de llm.depth_stack ; les gradients de llm.attention_backward et llm.layer_norm_backward, vérifiés contre des différences finies dans les tests.",
     },
 }
