@@ -30,6 +30,7 @@ from ui.frame.presenter import (
     show_qr,
 )
 from ui.frame.presenter import bar as presenter_bar
+from ui.frame.reflow import REFLOW_CSS
 from ui.frame.shared import PRESETS, SHARED, Shared, shared_controls
 from ui.frame.url_check import SHARED_KEYS, check_url, page_values
 from ui.frame.url_values import Sizes, Value
@@ -112,7 +113,9 @@ def frame(page: str, values: tuple[Value, ...] = (), uses: Collection[str] = SHA
     )
     # the charts' text colours in the light and the dark theme, the code editors' type, the
     # hidden browser store, and the presenter's look: one element
-    st.html(CHART_CSS + EDITOR_CSS + STORE_CSS + (PRESENT_CSS if present else SWITCH_CSS))
+    st.html(
+        CHART_CSS + EDITOR_CSS + STORE_CSS + REFLOW_CSS + (PRESENT_CSS if present else SWITCH_CSS)
+    )
     _check_link(values)
     current = page_file(page)
     classroom.arrive(current, values)  # a followed teacher's change, before any control

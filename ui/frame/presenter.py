@@ -19,11 +19,29 @@ import llm
 from ui.frame.qr import QR_PX, qr_svg
 from ui.frame.url_check import DEFAULT_TEXT, DEFAULTS, default_heads
 
+# Keyboard focus, in both modes (WCAG 2.4.7): a 2 px ring in the theme's accent colour on what
+# Streamlit marks faintly (a page link's grey background, a switch's or a radio button's grey
+# square, a tab's underline, the grey squares of a table's tool bar and of the header's menu, the
+# lesson's own scrolling box) or not at all (a box that scrolls sideways, made focusable by
+# ui.frame.components.page_lang; a table's tool bar itself, shown only under the mouse: a key that
+# reaches its buttons raises it above the table as the mouse does). The ring lies inside a link's,
+# a tab's or a box's edge, which the box around them would clip, and around a switch's label.
+FOCUS_CSS = """
+.stApp :is(a[data-testid="stPageLink-NavLink"], [role="tab"], [data-scroll-focus="1"], #stMain,
+  [data-testid="stBaseButton-elementToolbar"], header button):focus-visible {
+  outline: 2px solid light-dark(#1f5fa8, #79b0f0) !important; outline-offset: -2px; }
+.stApp label:has(input:is([type="checkbox"], [type="radio"]):focus-visible) {
+  outline: 2px solid light-dark(#1f5fa8, #79b0f0); outline-offset: 2px; border-radius: 0.25rem; }
+.stApp [data-testid="stElementToolbar"]:focus-within {
+  opacity: 1 !important; top: -2.75rem !important; z-index: 1 !important; }
+"""
 # the presenter switch sits in Streamlit's header, left of its menu, so it takes no line of
-# the page (the header is 3.75rem high, its menu button 2.5rem wide)
-SWITCH_CSS = """<style>
-.st-key-present_switch { position: fixed; top: 0.9rem; right: 4rem; z-index: 999991;
-  width: auto !important; }
+# the page (the header is 3.75rem high, its menu button 2.5rem wide); at the header's z-index it
+# is drawn over the header, which comes first, and under the sidebar, which covers the page on a
+# narrow screen (over the sidebar's close button, it hid it)
+SWITCH_CSS = f"""<style>{FOCUS_CSS}
+.st-key-present_switch {{ position: fixed; top: 0.9rem; right: 4rem; z-index: 999990;
+  width: auto !important; }}
 </style>"""
 # the sidebar and the header (its open button, the menu) go; rem-sized text, all of
 # Streamlit's, grows by a quarter; the page uses the projector's width. The bar is one line (each
@@ -33,7 +51,10 @@ SWITCH_CSS = """<style>
 # 0.8 of the page's size (16 px text, as a page outside presenter mode) so that its controls, the
 # class's and the switch hold on one line at 1280 px; no other text is smaller than the page's
 # 20 px (the title 36 px).
-PRESENT_CSS = """<style>
+PRESENT_CSS = (
+    "<style>"
+    + FOCUS_CSS
+    + """
 section[data-testid="stSidebar"], header[data-testid="stHeader"] { display: none !important; }
 html { font-size: 20px; }
 [data-testid="stMainBlockContainer"] { padding: 0.5rem 2rem 4rem 2rem; max-width: none; }
@@ -69,7 +90,10 @@ html { font-size: 20px; }
 .st-key-bar :is([data-testid="stNumberInputStepDown"], [data-testid="stNumberInputStepUp"],
   [data-testid="stWidgetLabel"] [data-testid="stTooltipIcon"]) { display: none; }
 [data-testid="stMainBlockContainer"] p { line-height: 1.5; }
+.st-key-bar .st-key-new_seed button [data-testid="stMarkdownContainer"] { position: absolute;
+  width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 </style>"""
+)
 
 _HOST = re.compile(r"[A-Za-z0-9.\-]+(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?")
 

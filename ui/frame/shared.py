@@ -139,9 +139,10 @@ def _seed(t: Callable[..., str], box: DeltaGenerator, in_bar: bool) -> int:
         width=140 if in_bar else "stretch",
         **BOUND,
     )
-    # in the sidebar on a line of its own: beside the seed it would have room for two letters
+    # in the sidebar on a line of its own: beside the seed it would have room for two letters;
+    # in the bar its name is read, not shown (PRESENT_CSS): the die alone
     box.button(
-        "" if in_bar else t("new_seed"),
+        t("new_seed"),
         help=t("new_seed"),
         on_click=_new_seed,
         icon=":material/casino:",

@@ -7,8 +7,8 @@ can be wrong, ``mistake_<code>`` the usual mistakes ``llm.exercises`` recognises
 TEXT = {
     "en": {
         "heading": "Your turn",
-        "editor": "Your code (Python, on plain lists of lists)",
-        "editor_help": "Write the function body, then press Check. Ctrl+Enter applies your edit.",
+        "editor": "Your code (Python, on plain lists of lists). Tab leaves the box: indent with spaces.",
+        "editor_help": "Write the function body, then press Check. Ctrl+Enter applies your edit. Tab goes on to Check and Shift+Tab back: the box does not indent with Tab, use the space bar.",
         "check": "Check",
         "reset": "Start again from the template",
         "hint": "Hint",
@@ -94,8 +94,8 @@ TEXT = {
     },
     "fr": {
         "heading": "À toi",
-        "editor": "Ton code (Python, sur de simples listes de listes)",
-        "editor_help": "Écris le corps de la fonction, puis appuie sur Vérifier. Ctrl+Entrée applique ta modification.",
+        "editor": "Ton code (Python, sur de simples listes de listes). Tab quitte la zone : indente avec des espaces.",
+        "editor_help": "Écris le corps de la fonction, puis appuie sur Vérifier. Ctrl+Entrée applique ta modification. Tab passe à Vérifier et Maj+Tab revient en arrière : la zone n’indente pas avec Tab, utilise la barre d’espace.",
         "check": "Vérifier",
         "reset": "Repartir du modèle",
         "hint": "Indice",
