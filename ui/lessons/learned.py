@@ -301,8 +301,7 @@ def overview(
 
 
 def _short(values: np.ndarray) -> list[float]:
-    """The values to nine significant digits: a measured score or loss, half the bytes of a
-    float's repr."""
+    """A measured score or loss to nine significant digits: half the bytes of a float's repr."""
     return [float(f"{v:.9g}") for v in np.asarray(values, dtype=np.float64).tolist()]
 
 
@@ -334,7 +333,8 @@ def _training_lines(*, lang: str, phone: bool, scale: float = 1.0) -> tuple[Spec
                 ("induction", history.induction, behaviour.THRESHOLDS["induction"]),
             )
         ]
-        sizes = {"phone": phone, "height": PANEL_PX[phone], "look": look}
+        # two plots at a width of their own (a column narrower, at 320 px, scrolls them)
+        sizes = {"phone": phone, "height": PANEL_PX[phone], "look": look, "width": 600}
         figures.append(line_panels(measured, panels, x_title=t("step_axis"), **sizes))
     # kept: every step's marked copy shares these traces, so their wire form is built once
     return tuple(keep(fig) for fig in figures)
