@@ -329,7 +329,7 @@ BACKGROUND_IS_JS = """(colour) =>
 THEME_COLOURS = {
     "light": {
         "background": "rgb(255, 255, 255)",
-        "labels": ["rgb(128, 132, 149)"],
+        "labels": ["rgb(95, 98, 114)"],  # #5f6272, 6.0:1 on white
         "titles": ["rgb(47, 45, 43)"],
         "legend": ["rgb(38, 39, 48)"],
     },

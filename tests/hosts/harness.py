@@ -34,6 +34,7 @@ from tests.hosts.machine import (
     LB_NAMESPACE,
     LINK_PREFIX,
     NAMESPACE_PREFIX,
+    OWNER,
     ROOT,
     TEMP_PREFIX,
     LabUnavailable,
@@ -170,6 +171,7 @@ class Lab:
         self.root_before = links_and_addresses()
         self.folder = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX))
         self.folder.chmod(0o700)
+        (self.folder / OWNER).write_text(str(os.getpid()))
         make_balancer_namespace()
         self.lb_thread = NamespaceThread(LB_NAMESPACE)
         self.chromium.write_text(f'#!/bin/sh\nexec {" ".join(in_namespace([CHROMIUM]))} "$@"\n')

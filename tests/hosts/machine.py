@@ -117,10 +117,26 @@ def clear_namespace(name: str) -> None:
     run_command("ip", "netns", "delete", name, check=False)
 
 
+OWNER = "owner.pid"  # in a lab's folder: the process whose lab it is
+
+
+def running_owner() -> int | None:
+    """The process of a lab that runs now (its folder's OWNER alive), if any: the namespaces'
+    names are fixed, so a second lab would tear the first one down under its tests."""
+    for folder in Path(tempfile.gettempdir()).glob(TEMP_PREFIX + "*"):
+        with contextlib.suppress(OSError, ValueError):
+            pid = int((folder / OWNER).read_text())
+            if pid != os.getpid() and "python" in cmdline(pid):
+                return pid
+    return None
+
+
 def clean_stale() -> None:
     """Remove what an earlier run left: processes in our namespaces, the namespaces, links of
     ours in the root namespace (from an older lab), HAProxy started from an old working folder,
-    and the folders."""
+    and the folders. A lab that still runs (``running_owner``) is refused, never removed."""
+    if (owner := running_owner()) is not None:
+        raise LabUnavailable(f"another run's lab is up (process {owner}): one lab at a time")
     for name in namespaces(NAMESPACE_PREFIX) + namespaces(LB_NAMESPACE):
         clear_namespace(name)
     for name in links():

@@ -4,6 +4,7 @@ services of ``lab-lb``, and a root namespace left as it was."""
 from __future__ import annotations
 
 import errno
+import os
 import socket
 import subprocess
 import sys
@@ -20,7 +21,7 @@ from tests.hosts.harness import (
     links_and_addresses,
     render_config,
 )
-from tests.hosts.machine import cmdline
+from tests.hosts.machine import ROOT, cmdline
 from tests.hosts.network import NamespaceThread, namespace_pids
 
 SERVERS = [("hA", "198.18.1.2:8501"), ("hB", "198.18.2.2:8501")]
@@ -165,3 +166,14 @@ def test_the_root_namespace_keeps_its_links_and_addresses(hosts: Lab, browser: B
     browsers = [line for line in inside.values() if "--remote-debugging-pipe" in line]
     assert any(line.startswith("/usr/lib/chromium/chromium ") for line in browsers), inside
     assert browser.is_connected()
+
+
+def test_another_run_cannot_tear_a_running_lab_down(hosts: Lab) -> None:
+    """A second run's lab would take the same namespaces: it is refused, with the process whose
+    lab runs, and this lab goes on as it was."""
+    command = [sys.executable, "-c", "from tests.hosts.machine import clean_stale; clean_stale()"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    assert f"another run's lab is up (process {os.getpid()})" in done.stderr
+    assert hosts.folder.exists() and hosts.states() == dict.fromkeys(hosts.states(), "UP")
+    assert len(hosts.states()) == 3

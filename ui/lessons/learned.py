@@ -333,8 +333,8 @@ def _training_lines(*, lang: str, phone: bool, scale: float = 1.0) -> tuple[Spec
                 ("induction", history.induction, behaviour.THRESHOLDS["induction"]),
             )
         ]
-        # two plots at a width of their own (a column narrower, at 320 px, scrolls them)
-        sizes = {"phone": phone, "height": PANEL_PX[phone], "look": look, "width": 600}
+        # two plots at their own width, the column's at 1024 px (narrower, at 320 px, scroll)
+        sizes = {"phone": phone, "height": PANEL_PX[phone], "look": look, "width": 520}
         figures.append(line_panels(measured, panels, x_title=t("step_axis"), **sizes))
     # kept: every step's marked copy shares these traces, so their wire form is built once
     return tuple(keep(fig) for fig in figures)
