@@ -38,6 +38,7 @@ from tests.e2e.harness import (
     heatmaps,
     http_status,
     new_session,
+    press_slider,
     query,
     settle,
     wait_query,
@@ -46,6 +47,7 @@ from tests.e2e.harness import (
 from tests.e2e.test_e2e_exercise import WRONG_SOFTMAX
 from tests.e2e.test_e2e_presenter import open_qr, read_qr, show
 from ui.classroom.browser import STORE
+from ui.classroom.follow import FALLBACK_SECONDS
 
 pytestmark = pytest.mark.e2e
 pytest_plugins = ["tests.postgres"]
@@ -157,9 +159,7 @@ def set_seed(page: Page, seed: int, bar: bool = True) -> None:
 def set_temperature_half(page: Page) -> None:
     """The what-if slider from 1.00 to 0.50, one step of 0.05 a press."""
     slider = page.locator(".st-key-temperature").get_by_role("slider").first
-    slider.focus()
-    for _ in range(10):
-        slider.press("ArrowLeft")
+    press_slider(slider, "ArrowLeft", times=10)  # each press taken in, the page busy or not
     wait_query(page, temperature="0.5")
 
 
@@ -251,7 +251,10 @@ def test_a_class_follows_the_teacher_reports_and_ends(
         wait_query(lpage, seed="3")
         set_seed(tpage, 8)
         wait_query(tpage, seed="8")
-        wait_all([phone.page, french.page], expected_pattern(8, 0.5), "8", "seed 8")
+        took = wait_all([phone.page, french.page], expected_pattern(8, 0.5), "8", "seed 8")
+        # woken by their server (ui.classroom.push): the browsers' own timer alone, every
+        # FALLBACK_SECONDS, would leave a student waiting up to that long
+        assert took < FALLBACK_SECONDS / 2, took
         assert query(lpage).get("seed") == "3"
         assert shows(lpage, expected_pattern(3, 0.5))
         press(lpage, "class_back")

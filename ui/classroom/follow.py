@@ -2,8 +2,11 @@
 applied to this session's controls before the page draws them.
 
 The poll is a fragment that reads the process's cache of the teacher's screen
-(``ui.classroom.live.followers``: one store read a second per process) and draws nothing: while
-the screen stays the same it costs almost nothing. When it changed, the new page and values are
+(``ui.classroom.live.followers``: one store read a class per process and READ_SECONDS) and
+draws nothing. It
+runs when the process's watcher sees the screen change (``ui.classroom.push``), and rarely on
+the browser's own timer: while nothing changes a follower costs next to nothing. When the
+screen changed, the new page and values are
 kept in the session and the page reruns (or switches page); the frame calls ``arrive`` first,
 which sets the controls as a link would, so the student's address bar follows too. The
 student's language and "Your turn" work are never touched.
@@ -12,12 +15,13 @@ student's language and "Your turn" work are never touched.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 
 import streamlit as st
 
 import llm
-from ui.classroom.live import POLL_SECONDS, asked, attempt, followers, room, words
+from ui.classroom import push
+from ui.classroom.live import asked, attempt, followers, room, words
 from ui.classroom.questions import student_box
 from ui.frame.url_values import Refused, Sizes, Value
 from ui.text import translator
@@ -31,6 +35,7 @@ DOWN = "_class_down"  # the class store did not answer the last poll: the banner
 OVER_WHY = "_class_over_why"  # the ClassError that stopped it: "ended" or "unknown_class"
 QUESTION = "_class_question"  # (number, round, revealed) of the question the page shows
 REFUSED = "_class_refused"  # (code, ClassError): this student could not join (a full class)
+FALLBACK_SECONDS = 10.0  # the browser's own poll, behind the server's wake (ui.classroom.push)
 BEAT_SECONDS = 20.0  # a follower says it is still there this often (connected = last minute)
 _INTS = ("d_model", "n_heads", "seed", "head")
 
@@ -122,14 +127,28 @@ def _back() -> None:
     ss[SEEN] = None  # the poll that follows at once applies the teacher's screen
 
 
-@st.fragment(run_every=POLL_SECONDS)
+def _shown(code: str) -> Hashable:
+    """What a follower of ``code`` shows: the teacher's screen (its version), the question and
+    whether it is revealed, or the store's refusal (``ui.classroom.push`` wakes the poll when
+    this changes)."""
+    state, err = attempt(lambda: followers().state(code))
+    question, _ = attempt(lambda: asked().state(code)[0])
+    asked_now = None if question is None else (question.number, question.round, question.revealed)
+    return (None if state is None else state.version, err and err.code, asked_now)
+
+
+@st.fragment(run_every=FALLBACK_SECONDS)
 def _poll(code: str, path_of: Callable[[str], str], current: str) -> None:
-    """Every second: has the teacher's screen changed? Draws nothing while it has not."""
+    """Has the teacher's screen changed? Run when the process's watcher sees a change
+    (``ui.classroom.push``), and every FALLBACK_SECONDS by the browser's own timer, in case a
+    wake was lost; draws nothing while nothing changed."""
     ss = st.session_state
+    push.follow(code, _shown)
     _beat(code)
     state, err = attempt(lambda: followers().state(code))
     if err is not None:
         if err.code in ("ended", "unknown_class"):
+            push.leave(code)
             ss[OVER] = code
             ss[OVER_WHY] = err
             st.rerun(scope="app")

@@ -17,7 +17,8 @@ from ui.text import md_escape
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
-POLL_SECONDS = 1.0  # a follower's poll; the cache reads the store at most once a second a process
+POLL_SECONDS = 1.0  # the teacher's screen is published twice as often (ui.classroom.session)
+READ_SECONDS = 0.5  # the process's caches read a class from the store at most this often
 
 
 @functools.cache
@@ -29,14 +30,14 @@ def room() -> Classes:
 @functools.cache
 def followers() -> ClassCache:
     """This process's cache of the teachers' screens: every session's poll, one store read."""
-    return ClassCache(room().teacher_state)
+    return ClassCache(room().teacher_state, interval=READ_SECONDS)
 
 
 @functools.cache
 def asked() -> ClassCache:
     """This process's cache of the classes' current questions (what a student's page shows):
     ``state(code)[0]`` is the question, or None (the cache holds a value, never None)."""
-    return ClassCache(lambda code: (room().current_question(code),))
+    return ClassCache(lambda code: (room().current_question(code),), interval=READ_SECONDS)
 
 
 def attempt(call: Callable[[], T]) -> tuple[T | None, ClassError | None]:
