@@ -233,3 +233,18 @@ def test_every_chart_of_every_page_has_a_text_alternative(page: str, lang: str) 
         assert 'role="img"' in view
         label = {"en": 'aria-label="Head view, head 0:', "fr": 'aria-label="Vue des têtes'}
         assert label[lang] in view
+
+
+def test_a_kept_figures_alt_is_written_once_for_its_traces(monkeypatch) -> None:
+    """A kept figure (a cache's) is described at its first draw, then read from its layout; a
+    figure that shares its traces under another layout (a row outlined) is described anew."""
+    from ui.draw import heatmaps, wire
+
+    pattern = np.tril(np.full((3, 3), 1 / 3))
+    kept = wire.keep(heatmaps.heatmap(pattern, list("abc"), list("abc")))
+    first = wire._alt(kept)
+    assert first == describe(kept, "en")
+    monkeypatch.setattr(wire, "describe", lambda fig, lang: "described again")
+    assert wire._alt(kept) == first
+    other = {"data": kept["data"], "layout": wire.derived_layout(kept["layout"], width=999)}
+    assert wire._alt(other) == "described again"

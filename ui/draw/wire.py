@@ -157,9 +157,10 @@ class _KeptTraces(list):
 class _KeptLayout(dict):
     """A kept figure's layout, read-only, with its styled wire form once built, and the length
     of its JSON text (what a cache weighs); ``base``: the kept layout it was derived from
-    (``derived_layout``), whose wire form it shares for the values it did not replace."""
+    (``derived_layout``), whose wire form it shares for the values it did not replace;
+    ``alt``: the figure's text alternative once written, with the traces it describes."""
 
-    __slots__ = ("base", "wired", "wired_bytes")
+    __slots__ = ("alt", "base", "wired", "wired_bytes")
 
     def __init__(self, layout: dict) -> None:
         super().__init__(layout)
@@ -167,6 +168,7 @@ class _KeptLayout(dict):
         self.base: _KeptLayout | None = base if isinstance(base, _KeptLayout) else None
         self.wired: dict | None = None
         self.wired_bytes = 0
+        self.alt: tuple[list, str] | None = None
 
     __setitem__ = __delitem__ = __ior__ = _read_only
     update = pop = popitem = setdefault = clear = _read_only
@@ -319,6 +321,18 @@ def show_pieces(pieces: Sequence[Spec], key: str) -> None:
     show_figures([(fig, f"{key}-{k}" if k else key) for k, fig in enumerate(pieces)], key=key)
 
 
+def _alt(fig: Spec) -> str:
+    """The figure's text alternative (``ui.draw.describe``): a kept figure's written once, on
+    its layout, for the traces it was written for."""
+    layout, data = fig["layout"], fig["data"]
+    if isinstance(layout, _KeptLayout) and layout.alt is not None and layout.alt[0] is data:
+        return layout.alt[1]
+    text = describe(fig, figure_lang(fig))
+    if isinstance(layout, _KeptLayout) and isinstance(data, _KeptTraces):
+        layout.alt = (data, text)
+    return text
+
+
 def show_figures(
     figs: Sequence[tuple[Spec, str]], key: str, on_select: Callable[[], None] | None = None
 ) -> None:
@@ -336,6 +350,6 @@ def show_figures(
                 config=PLOT_CONFIG,
                 width=int(width) if width else "stretch",
                 theme=None,
-                alt=describe(fig, figure_lang(fig)),
+                alt=_alt(fig),
                 **selecting,
             )
