@@ -359,7 +359,10 @@ class Lab:
 
     def close(self) -> None:
         """Stop HAProxy, every host, then the services, delete the namespaces (whatever still
-        runs in them is killed first), remove the folder."""
+        runs in them is killed first), remove the folder. A lab refused at its start (another
+        one runs) has made nothing and removes nothing: the namespaces are the other lab's."""
+        if self.folder == Path():
+            return
         with contextlib.suppress(Exception):
             self.stop_balancer()
         for host in self.hosts.values():

@@ -21,7 +21,7 @@ from tests.hosts.harness import (
     links_and_addresses,
     render_config,
 )
-from tests.hosts.machine import ROOT, cmdline
+from tests.hosts.machine import NAMESPACE_PREFIX, ROOT, cmdline, namespaces
 from tests.hosts.network import NamespaceThread, namespace_pids
 
 SERVERS = [("hA", "198.18.1.2:8501"), ("hB", "198.18.2.2:8501")]
@@ -170,10 +170,16 @@ def test_the_root_namespace_keeps_its_links_and_addresses(hosts: Lab, browser: B
 
 def test_another_run_cannot_tear_a_running_lab_down(hosts: Lab) -> None:
     """A second run's lab would take the same namespaces: it is refused, with the process whose
-    lab runs, and this lab goes on as it was."""
-    command = [sys.executable, "-c", "from tests.hosts.machine import clean_stale; clean_stale()"]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    lab runs; its own tear-down after the refusal removes nothing, and this lab goes on as it
+    was: its namespaces, its folder, its three hosts up behind HAProxy."""
+    before = sorted(namespaces(NAMESPACE_PREFIX) + namespaces(LB_NAMESPACE))
+    second = "from tests.hosts.harness import hosts_lab\nwith hosts_lab(names='AB'): pass"
+    done = subprocess.run(
+        [sys.executable, "-c", second], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode != 0
     assert f"another run's lab is up (process {os.getpid()})" in done.stderr
+    assert sorted(namespaces(NAMESPACE_PREFIX) + namespaces(LB_NAMESPACE)) == before
+    assert len(before) == 4  # lab-lb and one a host
     assert hosts.folder.exists() and hosts.states() == dict.fromkeys(hosts.states(), "UP")
     assert len(hosts.states()) == 3
