@@ -22,7 +22,16 @@ import time
 
 import numpy as np
 
-from bench.browser import ARGS, CHROMIUM, SPLIT_JS, TIMING_JS, _array, _split_summary, _url
+from bench.browser import (
+    ARGS,
+    CHARTS_HOLD_JS,
+    CHROMIUM,
+    SPLIT_JS,
+    TIMING_JS,
+    _array,
+    _split_summary,
+    _url,
+)
 from bench.common import CHAPTER9, ROOT, check, context, loadavg, streamlit_server, summary
 
 TARGET_MS = 100.0
@@ -56,25 +65,11 @@ DONE_JS = """
   if (run && !states.some(s => s[0] >= b.key && s[1] === 'running')) return false;
   const last = states[states.length - 1];
   if (!last || last[1] !== 'notRunning') return false;
-  const gds = [...document.querySelectorAll('.js-plotly-plot')];
-  if (gds.length !== expected.length) return false;
-  for (let i = 0; i < gds.length; i++) {
-    const full = gds[i]._fullData;
-    if (!full || !full[0]) return false;
-    let sum = 0;
-    const add = (v) => {
-      if (v == null) return;
-      if (typeof v === 'number') { if (Number.isFinite(v)) sum += v; return; }
-      for (const w of v) add(w);
-    };
-    for (const trace of full) add(trace.type === 'bar' ? trace.y : trace.z);
-    const want = expected[i];
-    if (!(Math.abs(sum - want) <= 1e-6 * Math.max(1, Math.abs(want)))) return false;
-  }
+  if (!(CHARTS_HOLD)(expected)) return false;
   b.settled = performance.now();
   return true;
 }
-"""
+""".replace("CHARTS_HOLD", CHARTS_HOLD_JS)
 
 # the app has been idle for a second and a half: the load's own reruns (the browser store's
 # answer) are over, and a change starts from a quiet page

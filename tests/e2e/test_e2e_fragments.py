@@ -32,6 +32,7 @@ from tests.e2e.harness import (
     wait_query,
     wait_until,
 )
+from tests.e2e.test_e2e_exercise import WRONG_SOFTMAX
 
 pytestmark = pytest.mark.e2e
 MAIN = "[data-testid='stMain']"
@@ -39,14 +40,6 @@ SIDEBAR_ROOT = 1  # RootContainer.SIDEBAR: the first number of a sidebar element
 FRAGMENT_RUN = ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
 WHOLE_RUN = ForwardMsg.FINISHED_SUCCESSFULLY
 CUT_SHORT = ForwardMsg.FINISHED_EARLY_FOR_RERUN  # a run the next key press replaced
-WRONG_SOFTMAX = """def scale_mask_softmax(scores, d_k, causal):
-    out = []
-    for i, row in enumerate(scores):
-        s = [v if (j <= i or not causal) else -1e9 for j, v in enumerate(row)]
-        e = [exp(a - max(s)) for a in s]
-        out += [[a / sum(e) for a in e]]
-    return out
-"""
 
 
 @dataclass

@@ -9,16 +9,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ui.text import num, translator
 from ui.text.describe import TEXT
 
-if TYPE_CHECKING:
-    from ui.draw.wire import Spec
-
+Spec = dict[str, Any]  # a figure as plotly.js reads it: {"data": [trace, ...], "layout": {...}}
 LIMIT = 300  # characters: a name a screen reader says whole
 MANY_LABELS = 8  # more row or column labels than this: their count, not their names
 MANY_PLOTS = 6  # more plots than this in one figure: one summary, not a clause a plot

@@ -26,10 +26,8 @@ try:
 except ImportError:  # plotly then writes its JSON with the standard library
     orjson = None
 
-from ui.draw.describe import describe, figure_lang
+from ui.draw.describe import Spec, describe, figure_lang
 from ui.draw.style import JSON_CONSTANTS, PLOT_CONFIG, styled
-
-Spec = dict[str, Any]  # a figure as plotly.js reads it: {"data": [trace, ...], "layout": {...}}
 
 
 def fast_figure(data: list[dict], layout: dict) -> Spec:
