@@ -14,8 +14,11 @@ from streamlit.testing.v1 import AppTest
 
 import llm
 from tests.apptest_pages import open_link
+from ui.frame.navigation import neighbour_names
 from ui.frame.presenter import base_address, class_link, link_params
 from ui.frame.qr import qr_svg
+from ui.text import translator
+from ui.text.common import TEXT
 
 MIX = "../pages/4_mix.py"
 HOME = "../app.py"
@@ -158,6 +161,28 @@ def test_the_bar_carries_the_four_controls_and_the_pages_around() -> None:
     at.slider(key="d_model").set_value(4).run()
     assert at.session_state["d_model"] == 4 and at.session_state["n_heads"] == 4
     assert "d_model=4" in at.code[0].value and read_qr(shown_qr(at)[1]) == at.code[0].value
+
+
+@pytest.mark.parametrize(
+    ("lang", "current", "expected"),
+    [
+        (
+            "en",
+            "pages/4_mix.py",
+            {
+                "softmax": "Previous page: 3. Scale, mask, softmax",
+                "heads": "Next page: 5. Many heads",
+            },
+        ),
+        ("fr", "app.py", {"qkv": "Page suivante : 1. Q, K, V"}),
+        ("en", "pages/10_learned.py", {"code": "Previous page: 9. The code"}),
+    ],
+)
+def test_the_bars_page_links_are_spoken_with_their_pages_name(
+    lang: str, current: str, expected: dict[str, str]
+) -> None:
+    # the link shows the number alone ("3"); a screen reader says the page it opens
+    assert neighbour_names(translator(TEXT, lang), current) == expected
 
 
 def test_a_page_with_its_own_model_keeps_the_settings_out_of_the_bar() -> None:

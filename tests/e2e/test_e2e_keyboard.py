@@ -31,6 +31,8 @@ from tests.e2e.harness import (
     wait_until,
 )
 from ui.frame.follow import OUTLINE
+from ui.frame.navigation import neighbour_names
+from ui.text import translator
 from ui.text.common import TEXT as FRAME_TEXT
 from ui.text.exercise import TEXT as TURN_TEXT
 from ui.text.exercises import CELLS
@@ -298,6 +300,9 @@ def test_presenter_bar_by_keyboard(session: Session) -> None:
     page = session.page
     session.open("/softmax?present=true")
     en = FRAME_TEXT["en"]
+    # "Previous page: 2. Scores", "Next page: 4. Mix the values": the links show 2 and 4
+    names = neighbour_names(translator(FRAME_TEXT, "en"), "pages/3_softmax.py")
+    previous, following = names["scores"], names["mix"]
 
     def at(key: str, name: str | None = None) -> Callable[[dict], bool]:
         """The stop under ``st-key-<key>`` (named ``name``, if given)."""
@@ -305,14 +310,14 @@ def test_presenter_bar_by_keyboard(session: Session) -> None:
 
     # every control of the bar is a Tab stop, left to right, each with a visible focus
     bar = (
-        ("bar", "2"),  # the previous page
+        ("bar", previous),
         ("preset_chapter8", None),
         ("preset_chapter9", None),
         ("d_model", None),
         ("n_heads", None),
         ("seed", None),
         ("new_seed", None),
-        ("bar", "4"),  # the next page
+        ("bar", following),
         ("bar", en["qr"]),
         ("class_start", None),
         ("present", en["present_short"]),
@@ -365,7 +370,7 @@ def test_presenter_bar_by_keyboard(session: Session) -> None:
     expect(qr).to_be_hidden()
 
     # the next page with Enter: /mix, the same settings
-    tab_to(page, at("bar", "4"), "the next page", key="Shift+Tab")
+    tab_to(page, at("bar", following), "the next page", key="Shift+Tab")
     page.keyboard.press("Enter")
     wait_until(page, lambda: "/mix" in page.url, "/mix")
     assert query(page)["seed"] == str(drawn) and query(page)["d_model"] == "12", page.url

@@ -32,7 +32,9 @@ from tests.e2e.harness import (
     wait_query,
 )
 from tests.e2e.test_e2e_serve import serve_script
+from ui.frame.navigation import neighbour_names
 from ui.frame.page import PAGES
+from ui.text import translator
 from ui.text.common import TEXT as FRAME_TEXT
 
 pytestmark = pytest.mark.e2e
@@ -143,8 +145,11 @@ def test_presenter_mode_bar_qr_code_and_back(browser: Browser, server: Server) -
             bar = f"{MAIN} .st-key-{key}"
             assert page.locator(bar).is_visible(), key
             assert bottom(page, bar) <= 150, f"{key} is not in the bar at the top"
-        assert page.locator(MAIN).get_by_role("link", name="3").is_visible()  # previous page
-        assert page.locator(MAIN).get_by_role("link", name="5").is_visible()  # next page
+        # previous and next page: the number shows, the page's name is spoken
+        for name in ("Previous page: 3. Scale, mask, softmax", "Next page: 5. Many heads"):
+            link = page.locator(MAIN).get_by_role("link", name=name, exact=True)
+            expect(link).to_be_visible()
+            assert link.inner_text().strip().endswith(name.split(": ")[1].partition(".")[0])
 
         open_qr(page)
         expected = f"{server.url}/mix?lang=en&text=the%20cat%20%26%20the%20dog&d_model=6&n_heads=2"
@@ -209,6 +214,12 @@ def test_presenter_mode_on_every_page(browser: Browser, server: Server, lang: st
             switch = page.locator(f"{MAIN} .st-key-present")
             expect(switch).to_contain_text(FRAME_TEXT[lang]["present_short"])
             expect(page.locator(SIDEBAR)).to_be_hidden()
+            # the previous and next pages' links: by the name of their page
+            names = neighbour_names(translator(FRAME_TEXT, lang), path)
+            assert len(names) == (1 if path in (PAGES[0][0], PAGES[-1][0]) else 2)
+            for name in names.values():
+                link = page.locator(MAIN).get_by_role("link", name=name, exact=True)
+                expect(link).to_be_visible()
             # the bar is one line; a lesson's first chart (and the learned heads') starts on
             # the first screen
             bar = page.locator(f"{MAIN} .st-key-bar").bounding_box()

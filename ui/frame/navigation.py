@@ -55,6 +55,20 @@ def neighbour(bar: DeltaGenerator, t: Callable[..., str], current: str, step: in
             bar.caption(t(key))
 
 
+def neighbour_names(t: Callable[..., str], current: str) -> dict[str, str]:
+    """The spoken names of the bar's previous and next links, by the URL path they open: their
+    visible label is the page's number alone. Example, on /softmax: {"scores": "Previous page:
+    2. Raw scores", "mix": "Next page: 4. ..."}."""
+    paths = [path for path, _, _ in PAGES]
+    at = paths.index(current)
+    names = {}
+    for step, key in ((-1, "previous_page"), (+1, "next_page")):
+        if 0 <= at + step < len(PAGES):
+            path, page, _ = PAGES[at + step]
+            names[slug(path)] = t(key, page=t(page))
+    return names
+
+
 def navigation(box: DeltaGenerator, t: Callable[..., str], lang: str, done: set[str]) -> None:
     """Every page as a link, under its chapter's name; ``done``: the ids of the solved cells,
     whose pages get a ✓, and their count under the list."""

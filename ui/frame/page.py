@@ -20,7 +20,7 @@ from ui import classroom
 from ui.draw.style import CHART_CSS, EDITOR_CSS
 from ui.frame.components.announce import announce_lab
 from ui.frame.components.page_lang import page_lang
-from ui.frame.navigation import PAGES, navigation, neighbour, page_file, slug
+from ui.frame.navigation import PAGES, navigation, neighbour, neighbour_names, page_file, slug
 from ui.frame.presenter import (
     PRESENT_CSS,
     SWITCH_CSS,
@@ -123,7 +123,7 @@ def frame(page: str, values: tuple[Value, ...] = (), uses: Collection[str] = SHA
     hidden = st.container()  # the document's language and title, the live region: one place
     t = translator(TEXT, lang)
     with hidden:
-        page_lang(lang, t(page))
+        page_lang(lang, t(page), neighbour_names(t, current) if present else None)
     _url_report(page, lang)
     lab = _lab_or_stop(shared, lang)
     with hidden:

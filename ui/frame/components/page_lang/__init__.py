@@ -4,7 +4,8 @@ Streamlit serves every page with ``<html lang="en">`` (streamlit/streamlit#15726
 title for the app; a screen reader reads a French page with English rules unless ``lang`` says
 ``fr``. A box that scrolls sideways (a wide matrix, a long formula on a phone) and holds nothing
 focusable is given ``tabindex="0"`` and a label, so a keyboard can scroll it. The JavaScript
-ships in this folder and runs in the app's own document; it draws nothing.
+ships in this folder and runs in the app's own document; it draws nothing. The presenter bar's
+previous and next links, whose visible label is a page number, are given the page's name.
 """
 
 from __future__ import annotations
@@ -28,8 +29,16 @@ def page_title(name: str) -> str:
     return f"{name} · {APP_NAME}"
 
 
-def page_lang(lang: str, name: str, key: str = "page_lang") -> None:
+def page_lang(
+    lang: str, name: str, links: dict[str, str] | None = None, key: str = "page_lang"
+) -> None:
     """Set the document's language (``"en"``, ``"fr"``) and title (``page_title(name)``) on
-    this run and after every move to another page (each page mounts it with its own)."""
-    data = {"lang": lang, "title": page_title(name), "scroll": SCROLL_LABEL[lang]}
+    this run and after every move to another page (each page mounts it with its own);
+    ``links``: the spoken name of the presenter bar's links, by the URL path they open."""
+    data = {
+        "lang": lang,
+        "title": page_title(name),
+        "scroll": SCROLL_LABEL[lang],
+        "links": links or {},
+    }
     _mount(key=key, data=data | {"hide": f"st-key-{key}"}, height=0)

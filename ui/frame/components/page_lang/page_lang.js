@@ -5,7 +5,8 @@
 // a long formula on a phone) and holds nothing focusable gets tabindex="0", so that a keyboard
 // can scroll it (WCAG 2.1.1). data.lang: "en" or "fr"; data.title: the page's title;
 // data.scroll: the label a focusable scroll box is given; data.hide: the class of the element
-// that holds this component, hidden so that it takes no room in the layout.
+// that holds this component, hidden so that it takes no room in the layout; data.links: the
+// spoken names of the presenter bar's links ("Next page: 4. ..."), by the URL path they open.
 const FOCUSABLE = "a[href], button, input, select, textarea, [tabindex]";
 const BOXES = "[data-testid='stMain'] div[class*='st-key-'], .katex-display, pre";
 
@@ -36,6 +37,16 @@ function keyboardScroll() {
   }
 }
 
+function nameLinks() {
+  const names = window.__pageLang.links;
+  for (const a of document.querySelectorAll(".st-key-bar a[href]")) {
+    // the link's own href: the home page's is "" (a.href would be this page's address)
+    const path = (a.getAttribute("href") || "").split(/[?#]/)[0].split("/").pop();
+    const name = names[path];
+    if (name && a.getAttribute("aria-label") !== name) a.setAttribute("aria-label", name);
+  }
+}
+
 function apply() {
   const want = window.__pageLang;
   const root = document.documentElement;
@@ -51,9 +62,15 @@ export default function ({ data }) {
     style.textContent = `.${CSS.escape(data.hide)} { display: none; }`;
     document.head.appendChild(style);
   }
-  window.__pageLang = { lang: data.lang, title: data.title || "", scroll: data.scroll || "" };
+  window.__pageLang = {
+    lang: data.lang,
+    title: data.title || "",
+    scroll: data.scroll || "",
+    links: data.links || {},
+  };
   apply();
   keyboardScroll();
+  nameLinks();
   if (!window.__pageLangObserver) {
     let queued = false;
     const later = () => {
@@ -62,6 +79,7 @@ export default function ({ data }) {
       requestAnimationFrame(() => {
         queued = false;
         keyboardScroll();
+        nameLinks();
       });
     };
     const head = new MutationObserver(apply);
