@@ -68,7 +68,8 @@ def arrive(current: str, values: tuple[Value, ...]) -> None:
             ss[value.name] = value.default_for(sizes) if raw is None else value.parse(raw, sizes)
         except Refused:
             ss[value.name] = value.default_for(sizes)
-    ss["_sync_url"] = True  # the address bar takes the set values one run later (the frame)
+    # no second run for the address bar: values set here, before their bound controls are drawn,
+    # reach the URL in this same run (one run a student and change, not two)
 
 
 def _shared(values: Mapping[str, str]) -> dict[str, object]:

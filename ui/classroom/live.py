@@ -18,7 +18,7 @@ from ui.text import md_escape
 T = TypeVar("T")
 log = logging.getLogger(__name__)
 POLL_SECONDS = 1.0  # the teacher's screen is published twice as often (ui.classroom.session)
-READ_SECONDS = 0.5  # the process's caches read a class from the store at most this often
+READ_SECONDS = 0.25  # the process's caches read a class from the store at most this often
 
 
 @functools.cache
