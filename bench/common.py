@@ -394,3 +394,9 @@ def shown(stats: dict | None, key: str = "median", digits: int = 1) -> str:
     if not stats or stats.get(key) is None:
         return "–"
     return f"{stats[key]:.{digits}f}"
+
+
+def has_control(at, key: str) -> bool:
+    """Whether the page drew a number input ``key``: the frame draws only the controls a page
+    uses (the home page and /learned have no seed)."""
+    return any(widget.key == key for widget in at.number_input)

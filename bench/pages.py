@@ -28,6 +28,7 @@ import llm
 from bench.common import (
     PRESETS,
     check,
+    has_control,
     loadavg,
     page_files,
     page_slug,
@@ -137,7 +138,7 @@ def _apptest_page(path: Path, preset: str, reruns: int, seed_base: int, runner_c
         script, cpu, wall, size, count = [], [], [], [], []
         with MissCounter() as misses:
             for i in range(reruns):
-                if mode == "miss":
+                if mode == "miss" and has_control(at, "seed"):  # /learned and / have none
                     at.number_input(key="seed").set_value(seed_base + 1 + i)
                     if "step" in (moved := miss_values(page_slug(path), i)):
                         at.select_slider(key="step").set_value(moved["step"])
