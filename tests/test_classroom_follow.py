@@ -77,3 +77,14 @@ def test_the_cache_keeps_at_most_max_codes(room, clock):
     assert cache.count_reads == 5
     cache.state(started[0])  # dropped first: read again
     assert cache.count_reads == 6 and len(cache) == 3
+
+
+def test_without_a_server_the_watcher_has_no_session_to_wake() -> None:
+    # a poll run by AppTest registers its session with the process's watcher; a later change
+    # then finds no Streamlit runtime: nothing to wake, and nothing raised in the watcher
+    from streamlit.runtime import Runtime
+
+    from ui.classroom import push
+
+    assert not Runtime.exists()
+    assert push._wake("ABCDEF", {"a-session": "a-fragment"}) is None

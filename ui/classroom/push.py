@@ -68,16 +68,18 @@ def _watch(shown: Callable[[str], Hashable]) -> None:
         for code, sessions in followed.items():
             try:
                 now = shown(code)
+                if _shown.setdefault(code, now) != now:
+                    _shown[code] = now
+                    _wake(code, sessions)
             except Exception:  # noqa: BLE001 (the poll itself reports the store's failures)
-                log.exception("class watch: %s", code)
-                continue
-            if _shown.setdefault(code, now) != now:
-                _shown[code] = now
-                _wake(code, sessions)
+                log.exception("class watch: %s", code)  # the thread goes on watching
 
 
 def _wake(code: str, sessions: dict[str, str]) -> None:
-    """Rerun each session's poll fragment; forget the sessions that are gone."""
+    """Rerun each session's poll fragment; forget the sessions that are gone. Without a running
+    server (a script run by AppTest) there is nothing to wake."""
+    if not Runtime.exists():
+        return
     manager = Runtime.instance()._session_mgr  # noqa: SLF001 (no public call reruns a session)
     for session_id, fragment in sessions.items():
         info = manager.get_active_session_info(session_id)
