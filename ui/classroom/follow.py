@@ -3,11 +3,10 @@ applied to this session's controls before the page draws them.
 
 The poll is a fragment that reads the process's cache of the teacher's screen
 (``ui.classroom.live.followers``: one store read a class per process and READ_SECONDS) and
-draws nothing. It
-runs when the process's watcher sees the screen change (``ui.classroom.push``), and rarely on
-the browser's own timer: while nothing changes a follower costs next to nothing. When the
-screen changed, the new page and values are
-kept in the session and the page reruns (or switches page); the frame calls ``arrive`` first,
+draws nothing. It runs when the process's watcher sees the screen change
+(``ui.classroom.push``), and rarely on the browser's own timer: while nothing changes a
+follower costs next to nothing. When the screen changed, the new page and values are kept in
+the session and the page reruns (or switches page); the frame calls ``arrive`` first,
 which sets the controls as a link would, so the student's address bar follows too. The
 student's language and "Your turn" work are never touched.
 """
@@ -133,9 +132,13 @@ def _shown(code: str) -> Hashable:
     whether it is revealed, or the store's refusal (``ui.classroom.push`` wakes the poll when
     this changes)."""
     state, err = attempt(lambda: followers().state(code))
+    return (None if state is None else state.version, err and err.code, _question_shown(code))
+
+
+def _question_shown(code: str) -> tuple[int, int, bool] | None:
+    """(number, round, revealed) of the question a follower of ``code`` shows, or None."""
     question, _ = attempt(lambda: asked().state(code)[0])
-    asked_now = None if question is None else (question.number, question.round, question.revealed)
-    return (None if state is None else state.version, err and err.code, asked_now)
+    return None if question is None else (question.number, question.round, question.revealed)
 
 
 @st.fragment(run_every=FALLBACK_SECONDS)
@@ -159,9 +162,7 @@ def _poll(code: str, path_of: Callable[[str], str], current: str) -> None:
         return
     if ss.pop(DOWN, False):  # back: the banner says following again
         st.rerun(scope="app")
-    question, _ = attempt(lambda: asked().state(code)[0])
-    shown = None if question is None else (question.number, question.round, question.revealed)
-    if shown != ss.get(QUESTION):
+    if (shown := _question_shown(code)) != ss.get(QUESTION):
         ss[QUESTION] = shown  # a question opened, revealed or asked again: the page shows it
         st.rerun(scope="app")
     if not ss.get(FOLLOW, True) or state.version == ss.get(SEEN):

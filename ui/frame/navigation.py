@@ -41,12 +41,17 @@ def slug(path: str) -> str:
     return path.removesuffix(".py").partition("_")[2]
 
 
+def around(current: str, step: int) -> tuple[str, str] | None:
+    """(file, title key) of the page ``step`` away from ``current`` (-1: previous, +1: next) in
+    the page list, or None past either end."""
+    j = [path for path, _, _ in PAGES].index(current) + step
+    return PAGES[j][:2] if 0 <= j < len(PAGES) else None
+
+
 def neighbour(bar: DeltaGenerator, t: Callable[..., str], current: str, step: int) -> None:
     """The page ``step`` away from this one (-1: previous, +1: next) as a link in the bar."""
-    paths = [path for path, _, _ in PAGES]
-    j = paths.index(current) + step
-    if 0 <= j < len(PAGES):
-        path, key, _ = PAGES[j]
+    if (page := around(current, step)) is not None:
+        path, key = page
         number = t(key).partition(". ")[0]  # "3" of "3. Scale, mask, softmax"; "Home"
         icon = ":material/arrow_back:" if step < 0 else ":material/arrow_forward:"
         try:
@@ -58,14 +63,11 @@ def neighbour(bar: DeltaGenerator, t: Callable[..., str], current: str, step: in
 def neighbour_names(t: Callable[..., str], current: str) -> dict[str, str]:
     """The spoken names of the bar's previous and next links, by the URL path they open: their
     visible label is the page's number alone. Example, on /softmax: {"scores": "Previous page:
-    2. Raw scores", "mix": "Next page: 4. ..."}."""
-    paths = [path for path, _, _ in PAGES]
-    at = paths.index(current)
+    2. Scores", "mix": "Next page: 4. Mix the values"}."""
     names = {}
     for step, key in ((-1, "previous_page"), (+1, "next_page")):
-        if 0 <= at + step < len(PAGES):
-            path, page, _ = PAGES[at + step]
-            names[slug(path)] = t(key, page=t(page))
+        if (page := around(current, step)) is not None:
+            names[slug(page[0])] = t(key, page=t(page[1]))
     return names
 
 
