@@ -29,6 +29,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 # settings of one page's, or fifteen of every page's; at the largest a few of one page's
 BUDGET_BYTES = 8 * 2**20
 _SCALARS = (int, float, bool, type(None), str, bytes)
+_SCALAR_TYPES = frozenset(_SCALARS)
+_FLOAT_BYTES = sys.getsizeof(0.0)
 
 
 def weight(value: Any) -> int:
@@ -64,7 +66,10 @@ def weight(value: Any) -> int:
         elif isinstance(v, dict | list | tuple | set | frozenset):
             total += sys.getsizeof(v)
             items = v.values() if isinstance(v, dict) else v
-            if all(type(item) in _SCALARS for item in items):
+            kinds = set(map(type, items))
+            if kinds == {float}:  # a row of the readable code's numbers: one size each
+                total += len(items) * _FLOAT_BYTES
+            elif kinds <= _SCALAR_TYPES:
                 total += sum(map(sys.getsizeof, items))
             else:
                 stack.extend(items)
