@@ -33,7 +33,10 @@ SLOTS = 2  # checks running at once per server process (one per core)
 # resumed, it loses nothing); each loop costs the class one slice before the fresh checks end
 SLICE = 0.08
 MAX_WAITING = 200  # checks waiting at once; one more is told the checker is busy
-MAX_PAUSED = 24  # paused child processes kept at once (each holds its memory)
+# paused child processes kept at once, each holding its memory (about 13 MB for a loop at the
+# chapters' sizes): room for a class of 30 that all loop, so that none of them runs its whole
+# time limit while a fresh check waits behind it
+MAX_PAUSED = 40
 WAIT_LIMIT = 60.0  # seconds a check waits for its first turn before it is told busy
 MEMORY = 60.0  # seconds over which an owner's use of the checker is remembered
 
