@@ -87,4 +87,4 @@ def test_without_a_server_the_watcher_has_no_session_to_wake() -> None:
     from ui.classroom import push
 
     assert not Runtime.exists()
-    assert push._wake("ABCDEF", {"a-session": "a-fragment"}) is None
+    assert push._wake("ABCDEF", {"a-session"}) is None

@@ -3,12 +3,12 @@ applied to this session's controls before the page draws them.
 
 The poll is a fragment that reads the process's cache of the teacher's screen
 (``ui.classroom.live.followers``: one store read a class per process and READ_SECONDS) and
-draws nothing. It runs when the process's watcher sees the screen change
-(``ui.classroom.push``), and rarely on the browser's own timer: while nothing changes a
-follower costs next to nothing. When the screen changed, the new page and values are kept in
-the session and the page reruns (or switches page); the frame calls ``arrive`` first,
-which sets the controls as a link would, so the student's address bar follows too. The
-student's language and "Your turn" work are never touched.
+draws nothing; it runs on the browser's own timer, rarely, in case a wake is lost. A change
+reaches a follower as a whole run of its page, started by the process's watcher
+(``ui.classroom.push``): the frame calls ``arrive`` first, which reads the same cache, and when
+the screen changed goes to the teacher's page and sets the controls as a link would, so that
+the page draws the teacher's numbers and the student's address bar follows in that one run.
+The student's language and "Your turn" work are never touched.
 """
 
 from __future__ import annotations
@@ -34,16 +34,21 @@ DOWN = "_class_down"  # the class store did not answer the last poll: the banner
 OVER_WHY = "_class_over_why"  # the ClassError that stopped it: "ended" or "unknown_class"
 QUESTION = "_class_question"  # (number, round, revealed) of the question the page shows
 REFUSED = "_class_refused"  # (code, ClassError): this student could not join (a full class)
+FOLLOWING = "_class_following"  # the class whose banner this session shows (a student's)
 FALLBACK_SECONDS = 10.0  # the browser's own poll, behind the server's wake (ui.classroom.push)
 BEAT_SECONDS = 20.0  # a follower says it is still there this often (connected = last minute)
 _INTS = ("d_model", "n_heads", "seed", "head")
 
 
-def arrive(current: str, values: tuple[Value, ...]) -> None:
-    """Go to the teacher's page and set the controls to the teacher's values kept by the poll
-    (called before any control: a page switch from the poll itself would meet the bound
-    controls of the page it leaves)."""
+def arrive(current: str, values: tuple[Value, ...], path_of: Callable[[str], str]) -> None:
+    """Go to the teacher's page and set the controls to the teacher's values, when the
+    teacher's screen changed since this session last showed it (read here, in the run the
+    watcher started) or when the poll kept a change (called before any control: a page switch
+    from the poll itself would meet the bound controls of the page it leaves)."""
     ss = st.session_state
+    code = ss.get(FOLLOWING)
+    if code is not None and ss.get(OVER) != code and st.query_params.get("class") == code:
+        _news(code, path_of)  # applied in this run: the poll drawn below finds nothing new
     if ss.get(PENDING) is None:
         return
     target, pending = ss[PENDING]
@@ -103,6 +108,7 @@ def banner(code: str, lang: str, path_of: Callable[[str], str], current: str) ->
             t("refused", code=code, why=words(refused[1], lang)), icon=":material/group_off:"
         )
         return
+    ss[FOLLOWING] = code
     if ss.get(DOWN):
         st.warning(t("unavailable"), icon=":material/cloud_off:")
     row = st.container(horizontal=True, vertical_alignment="center", key="class_banner")
@@ -124,7 +130,7 @@ def _explore() -> None:
 def _back() -> None:
     ss = st.session_state
     ss[FOLLOW] = True
-    ss[SEEN] = None  # the poll that follows at once applies the teacher's screen
+    ss[SEEN] = None  # the run this click starts applies the teacher's screen (``arrive``)
 
 
 def _shown(code: str) -> Hashable:
@@ -143,33 +149,41 @@ def _question_shown(code: str) -> tuple[int, int, bool] | None:
 
 @st.fragment(run_every=FALLBACK_SECONDS)
 def _poll(code: str, path_of: Callable[[str], str], current: str) -> None:
-    """Has the teacher's screen changed? Run when the process's watcher sees a change
-    (``ui.classroom.push``), and every FALLBACK_SECONDS by the browser's own timer, in case a
-    wake was lost; draws nothing while nothing changed."""
-    ss = st.session_state
+    """Has the teacher's screen changed? Run with every run of the page (after ``arrive``,
+    it then finds nothing new) and every FALLBACK_SECONDS by the browser's own timer, in case
+    the watcher's wake was lost; draws nothing while nothing changed."""
     push.follow(code, _shown)
     _beat(code)
+    if _news(code, path_of):
+        st.rerun(scope="app")
+
+
+def _news(code: str, path_of: Callable[[str], str]) -> bool:
+    """Keep in the session what changed for a follower of ``code`` since it last looked: the
+    class ended or the store stopped (or started again) answering, a question, the teacher's
+    screen (kept for ``arrive`` unless the student explores). Whether the page must run again
+    to show it."""
+    ss = st.session_state
     state, err = attempt(lambda: followers().state(code))
     if err is not None:
         if err.code in ("ended", "unknown_class"):
             push.leave(code)
             ss[OVER] = code
             ss[OVER_WHY] = err
-            st.rerun(scope="app")
-        if not ss.get(DOWN):  # unavailable: the banner says so, the next poll tries again
-            ss[DOWN] = True
-            st.rerun(scope="app")
-        return
-    if ss.pop(DOWN, False):  # back: the banner says following again
-        st.rerun(scope="app")
+            return True
+        if ss.get(DOWN):  # still unavailable: the banner says so, the next poll tries again
+            return False
+        ss[DOWN] = True
+        return True
+    changed = bool(ss.pop(DOWN, False))  # back: the banner says following again
     if (shown := _question_shown(code)) != ss.get(QUESTION):
         ss[QUESTION] = shown  # a question opened, revealed or asked again: the page shows it
-        st.rerun(scope="app")
-    if not ss.get(FOLLOW, True) or state.version == ss.get(SEEN):
-        return
-    ss[SEEN] = state.version
-    ss[PENDING] = (path_of(state.page), dict(state.values))
-    st.rerun(scope="app")
+        changed = True
+    if ss.get(FOLLOW, True) and state.version != ss.get(SEEN):
+        ss[SEEN] = state.version
+        ss[PENDING] = (path_of(state.page), dict(state.values))
+        changed = True
+    return changed
 
 
 def _beat(code: str) -> None:

@@ -1,18 +1,19 @@
-"""Followers woken by their server: one thread a process watches the followed classes and reruns
-the poll of every session that follows a class whose state changed.
+"""Followers woken by their server: one thread a process watches the followed classes and starts
+a run of the page of every session that follows a class whose state changed.
 
 A browser that polls costs a script run each time, whatever it finds: 100 students polling every
 second keep half a core busy doing nothing. Here the poll fragment (``ui.classroom.follow``) says
 which class its session follows (``follow``); a thread of the process reads each followed class
 through the process's caches every ``WATCH_SECONDS`` (one store read a class and interval, however
 many follow it) and, when what a follower shows has changed (the teacher's screen, the question,
-the store answering or not), asks Streamlit to rerun the poll fragment of each of its sessions,
-as a browser's own timer would. The browser's timer stays, slower, in case a wake is lost.
+the store answering or not), asks Streamlit for a run of each of its sessions' page, as a
+browser would: the frame's ``arrive`` reads the change from the same caches and the page draws
+it in that one run. The browser's timer on the poll stays, slower, in case a wake is lost.
 
 Streamlit has no public call that reruns another session: the thread uses its runtime's session
-manager and a session's last client state with the fragment's id, as Streamlit's own reruns on a
-changed source file do (``AppSession.request_rerun``), pinned to the version requirements.txt
-names.
+manager and a session's client state as its last run left it (its page, its link, its widgets),
+as Streamlit's own reruns on a changed source file do (``AppSession.request_rerun``), pinned to
+the version requirements.txt names.
 """
 
 from __future__ import annotations
@@ -24,15 +25,12 @@ from collections.abc import Callable, Hashable
 
 from streamlit.proto.ClientState_pb2 import ClientState
 from streamlit.runtime import Runtime
-from streamlit.runtime.scriptrunner_utils.script_run_context import (
-    ThreadState,
-    get_script_run_ctx,
-)
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 WATCH_SECONDS = 0.25  # the thread's look at the followed classes (the caches: the store's)
 log = logging.getLogger(__name__)
 _lock = threading.Lock()
-_sessions: dict[str, dict[str, str]] = {}  # code -> {session id: its poll fragment's id}
+_sessions: dict[str, set[str]] = {}  # code -> the ids of the sessions that follow it
 _shown: dict[str, Hashable] = {}  # code -> what its followers were last woken for
 _watching: list[threading.Thread] = []
 
@@ -40,11 +38,11 @@ _watching: list[threading.Thread] = []
 def follow(code: str, shown: Callable[[str], Hashable]) -> None:
     """Called from the poll fragment: this session follows ``code``; ``shown(code)`` says what a
     follower of it shows (equal values: nothing to wake it for)."""
-    ctx, fragment = get_script_run_ctx(), ThreadState.get().fragment_id
-    if ctx is None or fragment is None:
+    ctx = get_script_run_ctx()
+    if ctx is None:
         return
     with _lock:
-        _sessions.setdefault(code, {})[ctx.session_id] = fragment
+        _sessions.setdefault(code, set()).add(ctx.session_id)
         if not _watching:
             thread = threading.Thread(target=_watch, args=(shown,), name="class-watch", daemon=True)
             _watching.append(thread)
@@ -56,7 +54,7 @@ def leave(code: str) -> None:
     ctx = get_script_run_ctx()
     with _lock:
         if ctx is not None and code in _sessions:
-            _sessions[code].pop(ctx.session_id, None)
+            _sessions[code].discard(ctx.session_id)
 
 
 def _watch(shown: Callable[[str], Hashable]) -> None:
@@ -64,7 +62,7 @@ def _watch(shown: Callable[[str], Hashable]) -> None:
     while True:
         time.sleep(WATCH_SECONDS)
         with _lock:
-            followed = {code: dict(s) for code, s in _sessions.items() if s}
+            followed = {code: set(s) for code, s in _sessions.items() if s}
         for code, sessions in followed.items():
             try:
                 now = shown(code)
@@ -75,20 +73,20 @@ def _watch(shown: Callable[[str], Hashable]) -> None:
                 log.exception("class watch: %s", code)  # the thread goes on watching
 
 
-def _wake(code: str, sessions: dict[str, str]) -> None:
-    """Rerun each session's poll fragment; forget the sessions that are gone. Without a running
+def _wake(code: str, sessions: set[str]) -> None:
+    """Start a run of each session's page; forget the sessions that are gone. Without a running
     server (a script run by AppTest) there is nothing to wake."""
     if not Runtime.exists():
         return
     manager = Runtime.instance()._session_mgr  # noqa: SLF001 (no public call reruns a session)
-    for session_id, fragment in sessions.items():
+    for session_id in sessions:
         info = manager.get_active_session_info(session_id)
         if info is None:
             with _lock:
-                _sessions.get(code, {}).pop(session_id, None)
+                _sessions.get(code, set()).discard(session_id)
             continue
         state = ClientState()
-        state.CopyFrom(info.session._client_state)  # noqa: SLF001 (its last run's widgets)
-        state.fragment_id = fragment
-        state.is_auto_rerun = True
+        state.CopyFrom(info.session._client_state)  # noqa: SLF001 (as its last run left it)
+        state.ClearField("fragment_id")  # the whole page, not the fragment that ran last
+        state.is_auto_rerun = False
         info.session.request_rerun(state)

@@ -118,7 +118,7 @@ def frame(page: str, values: tuple[Value, ...] = (), uses: Collection[str] = SHA
     )
     _check_link(values)
     current = page_file(page)
-    classroom.arrive(current, values)  # a followed teacher's change, before any control
+    classroom.arrive(current, values, _path_of)  # a followed teacher's change, before any control
     lang, shared, summary, bar = _sidebar(current, present, uses)
     hidden = st.container()  # the document's language and title, the live region: one place
     t = translator(TEXT, lang)
