@@ -68,32 +68,47 @@ Modules: ``codes`` (join codes, keys, ids), ``texts`` (the messages, EN/FR), ``e
 ``checks`` (a page's slug and values), ``config`` (store URL, data folder, limits), ``schema``
 (tables, version, migrations), ``store`` (engine, transactions that fail fast), ``ratelimit``,
 ``access`` (open class, teacher, student, the end of a class), ``progress``, ``polls``,
-``session`` (``Classes``), ``follow`` (``ClassCache``).
+``states`` (what the store answers), ``session`` (``Classes``, imported when first used),
+``follow`` (``ClassCache``).
 """
 
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING
 
 from classroom import codes
 from classroom.config import Limits, Rate
 from classroom.errors import ClassError
 from classroom.follow import ClassCache
-from classroom.polls import Asked
-from classroom.progress import CellProgress, Progress
-from classroom.session import Classes, TeacherState
+from classroom.states import Asked, CellProgress, Progress, TeacherState
+
+if TYPE_CHECKING:
+    from classroom.session import Classes
 
 _DEFAULT: Classes | None = None
 _LOCK = threading.Lock()
 
 
 def classes() -> Classes:
-    """This process's ``Classes`` over the configured store (made on first call)."""
+    """This process's ``Classes`` over the configured store (made on first call: SQLAlchemy and
+    the driver are imported then, not by a page that never meets a class)."""
     global _DEFAULT
     with _LOCK:
         if _DEFAULT is None:
+            from classroom.session import Classes
+
             _DEFAULT = Classes()
         return _DEFAULT
+
+
+def __getattr__(name: str) -> object:
+    """``classroom.Classes``, imported when first asked for (it needs SQLAlchemy)."""
+    if name == "Classes":
+        from classroom.session import Classes
+
+        return Classes
+    raise AttributeError(f"module 'classroom' has no attribute {name!r}")
 
 
 __all__ = [

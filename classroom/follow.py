@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from classroom import codes
 from classroom.errors import ClassError
-from classroom.session import TeacherState
+from classroom.states import TeacherState
 
 INTERVAL_SECONDS = 1.0
 MAX_CODES = 256  # codes kept per process; the least recently polled goes first

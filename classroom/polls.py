@@ -10,36 +10,16 @@ choices, the counts per choice per round; all deleted with the class.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import sqlalchemy as sa
 
 from classroom import checks
 from classroom.errors import ClassError
 from classroom.schema import answers, questions, rounds
+from classroom.states import Asked
 
 MAX_CHOICES = 6
 MAX_TEXT = 300  # characters of a choice
-
-
-@dataclass(frozen=True)
-class Asked:
-    """The class's current question, as the teacher and the students see it.
-
-    ``rounds``: the counts per choice of every revealed round, round 1 first; ``answered``: how
-    many answered the current round (nothing of its distribution before the reveal); ``mine``:
-    the asking student's choice in the open round (None otherwise).
-    """
-
-    number: int
-    question_id: str
-    setting: dict[str, str]
-    choices: tuple[str, ...]
-    round: int
-    revealed: bool
-    answered: int
-    rounds: tuple[tuple[int, ...], ...]
-    mine: int | None = None
 
 
 def checked(

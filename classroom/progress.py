@@ -8,37 +8,15 @@ student is one), and each cell shows its three most frequent mistakes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import sqlalchemy as sa
 
 import exercises
 from classroom.config import Limits
 from classroom.errors import ClassError
 from classroom.schema import reports, students
+from classroom.states import CellProgress, Progress
 
 TOP_MISTAKES = 3
-
-
-@dataclass(frozen=True)
-class CellProgress:
-    """One cell in one class: students who tried, who passed, the top mistakes (id, students)."""
-
-    tried: int = 0
-    passed: int = 0
-    mistakes: tuple[tuple[str, int], ...] = ()
-
-
-@dataclass(frozen=True)
-class Progress:
-    """The class at the front: connected students (seen in the last minute), ever joined, cells.
-
-    ``cells`` has every cell of ``exercises.CELLS``, by cell id, in the chapters' order.
-    """
-
-    connected: int
-    students: int
-    cells: dict[str, CellProgress]
 
 
 def checked(cell: object, passed: object, mistake_id: object) -> tuple[str, bool, str]:

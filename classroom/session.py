@@ -13,7 +13,6 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 
 import sqlalchemy as sa
 
@@ -21,6 +20,7 @@ from classroom import access, checks, codes, polls, progress, ratelimit
 from classroom.config import Limits
 from classroom.errors import ClassError
 from classroom.schema import classes, schema_version, teacher_states
+from classroom.states import Asked, Progress, TeacherState
 from classroom.store import Store, store_for
 
 HEARTBEAT_SECONDS = 15.0  # a process writes one student's heartbeat at most this often
@@ -28,17 +28,6 @@ MAX_BEATS = 20_000  # heartbeats remembered per process before the memory is cle
 Action = Callable[[sa.Connection, str, float], object]
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class TeacherState:
-    """What followers follow: the teacher's page and URL values; ``version`` grows on a change."""
-
-    code: str
-    page: str
-    values: dict[str, str]
-    version: int
-    updated_at: float
 
 
 class Classes:
@@ -97,8 +86,8 @@ class Classes:
             code, key, lambda conn, c, now: _set_state(conn, c, page, values, now)
         )
 
-    def progress(self, code: str, key: str) -> progress.Progress:
-        """The class's progress on the cells (``classroom.progress.Progress``)."""
+    def progress(self, code: str, key: str) -> Progress:
+        """The class's progress on the cells (``classroom.states.Progress``)."""
         return self._as_teacher(
             code, key, lambda conn, c, now: progress.progress(conn, c, now, self.limits)
         )
@@ -110,7 +99,7 @@ class Classes:
         question_id: str,
         setting: Mapping[str, str],
         choices: Sequence[str],
-    ) -> polls.Asked:
+    ) -> Asked:
         """Ask a question (2..6 distinct choices) at ``setting``; it becomes the current one."""
         question = polls.checked(question_id, setting, choices)
         return self._as_teacher(
@@ -119,19 +108,19 @@ class Classes:
             lambda conn, c, now: _then_view(conn, c, polls.open_question(conn, c, question, now)),
         )
 
-    def reveal(self, code: str, key: str) -> polls.Asked:
+    def reveal(self, code: str, key: str) -> Asked:
         """Close the current round and show its counts. "not_open" when nothing is open."""
         return self._as_teacher(
             code, key, lambda conn, c, now: _then_view(conn, c, polls.reveal(conn, c, now))
         )
 
-    def ask_again(self, code: str, key: str) -> polls.Asked:
+    def ask_again(self, code: str, key: str) -> Asked:
         """The next round of the revealed question, earlier rounds' counts kept. "not_revealed"."""
         return self._as_teacher(
             code, key, lambda conn, c, now: _then_view(conn, c, polls.ask_again(conn, c))
         )
 
-    def results(self, code: str, key: str) -> polls.Asked | None:
+    def results(self, code: str, key: str) -> Asked | None:
         """The current question for the projector: answered so far, the revealed rounds' counts."""
         return self._as_teacher(code, key, lambda conn, c, now: polls.view(conn, c))
 
@@ -181,7 +170,7 @@ class Classes:
             "answer", code, student_id, lambda conn, c, sid, now: polls.answer(conn, c, sid, choice)
         )
 
-    def current_question(self, code: str, student_id: str | None = None) -> polls.Asked | None:
+    def current_question(self, code: str, student_id: str | None = None) -> Asked | None:
         """The current question (None if none), with ``mine`` = this student's open answer."""
         code = codes.normalise(code)
         sid = None if student_id is None else codes.check_student_id(student_id)
@@ -261,7 +250,7 @@ def _set_state(
     return row.version + 1
 
 
-def _then_view(conn: sa.Connection, code: str, _done: object) -> polls.Asked:
+def _then_view(conn: sa.Connection, code: str, _done: object) -> Asked:
     asked = polls.view(conn, code)
     assert asked is not None  # the action just opened or changed it
     return asked

@@ -7,13 +7,16 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import streamlit as st
 
 import classroom
-from classroom import ClassCache, ClassError, Classes
+from classroom import ClassCache, ClassError
 from ui.text import md_escape
+
+if TYPE_CHECKING:
+    from classroom.session import Classes
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
