@@ -69,6 +69,12 @@ PRESETS = {
 CHAPTER_ROWS, CHAPTER_COLS = 8, 16  # the chapters' sizes: what must keep readable cells
 # a few pages only, by their slugs: E2E_PAGES=heads,layernorm (unset: every page)
 ONLY = [slug for slug in os.environ.get("E2E_PAGES", "").split(",") if slug]
+# the pages in two halves, one test each, so that both workers share a device's pages: each
+# half has heatmaps at the chapters' sizes
+HALVES = {
+    "chapter8": ("home", "qkv", "scores", "softmax", "mix"),
+    "chapter9": ("heads", "concat", "layernorm", "depth", "code", "learned"),
+}
 # every screen's checks in presenter mode, its projector-sized cells and text: E2E_PRESENT=1
 # (the "presenter" screen is always in presenter mode)
 PRESENT = "&present=true" if os.environ.get("E2E_PRESENT") == "1" else ""
@@ -228,10 +234,12 @@ def wait_drawn(page: Page) -> None:
     )
 
 
-def visits(browser: Browser, server: Server, screens: list[Screen]) -> Iterator[Visit]:
-    """Every page at both presets in both languages (French at the chapter 9 preset, whose
-    titles are the longest), loaded once in a context of the screens' device scale (a phone's
-    user agent on the phone) and measured at each screen's size."""
+def visits(
+    browser: Browser, server: Server, screens: list[Screen], half: tuple[str, ...]
+) -> Iterator[Visit]:
+    """Every page of ``half`` at both presets in both languages (French at the chapter 9
+    preset, whose titles are the longest), loaded once in a context of the screens' device
+    scale (a phone's user agent on the phone) and measured at each screen's size."""
     first = screens[0]
     agent = {"user_agent": PHONE_AGENT, "is_mobile": True, "has_touch": True}
     context = browser.new_context(
@@ -247,7 +255,8 @@ def visits(browser: Browser, server: Server, screens: list[Screen]) -> Iterator[
             if lang == "fr" and query == PRESETS["chapter8"]:
                 continue
             for file, _, _ in PAGES:
-                if ONLY and (url_path(file).strip("/") or "home") not in ONLY:
+                slug = url_path(file).strip("/") or "home"
+                if slug not in half or (ONLY and slug not in ONLY):
                     continue
                 present = "&present=true" if first.present else PRESENT
                 path = f"{url_path(file)}?{query}&lang={lang}{present}"
@@ -267,7 +276,6 @@ def visits(browser: Browser, server: Server, screens: list[Screen]) -> Iterator[
                         and query == PRESETS["chapter9"]
                         and screen.width in (853, 1280)
                     ) or screen.present:
-                        slug = url_path(file).strip("/") or "home"
                         preset = (
                             ""
                             if not screen.present
@@ -291,15 +299,18 @@ def shoot(page: Page, name: str) -> None:
     page.screenshot(path=ARTIFACTS / f"e2e-{re.sub(r'[^A-Za-z0-9_.-]+', '-', name)}.png")
 
 
+@pytest.mark.parametrize("half", list(HALVES))
 @pytest.mark.parametrize("device", list(DEVICES))
 def test_cells_numbers_and_chart_texts_stay_readable(
-    browser: Browser, server: Server, device: str
+    browser: Browser, server: Server, device: str, half: str
 ) -> None:
+    every = sorted(url_path(file).strip("/") or "home" for file, _, _ in PAGES)
+    assert sorted(p for pages in HALVES.values() for p in pages) == every, "a page in no half"
     screens = DEVICES[device]
     found: list[str] = []
     cells: dict[str, list[float]] = {s.name: [] for s in screens}
     fonts: dict[str, list[float]] = {s.name: [] for s in screens}
-    for visit in visits(browser, server, screens):
+    for visit in visits(browser, server, screens, HALVES[half]):
         where = f"{visit.screen.name} {visit.path}"
         found += [f"{where}: {line}" for line in problems(visit.measured, visit.screen, visit.path)]
         if not visit.measured["drawn"]:
