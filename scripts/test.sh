@@ -30,7 +30,7 @@ fi
 .venv/bin/python -m ruff check .
 .venv/bin/python -m ruff format --check .
 # every test, browser and deploy ones included: pyproject's addopts leaves them out of a bare
-# `pytest`; a -m given here (scripts/test.sh -m "not deploy") still chooses. Two pytest-xdist
-# workers per core, each with its own server and browser (tests/conftest.py keeps the tests
+# `pytest`; a -m given here (scripts/test.sh -m "not deploy") still chooses. One pytest-xdist
+# worker per core, each with its own server and browser (tests/conftest.py keeps the tests
 # that must share one worker together); -n 0 given here runs them all in this process
 exec .venv/bin/python -m pytest -o addopts=-ra -n auto --dist loadgroup "$@"

@@ -1,6 +1,6 @@
 """How the tests share the cores: pytest-xdist's worker count and the groups that stay together.
 
-``-n auto`` (pyproject's addopts, scripts/test.sh) gives two workers per core to a run of a
+``-n auto`` (pyproject's addopts, scripts/test.sh) gives one worker per core to a run of a
 folder or of the whole suite, and none to a run of named files or tests, which starts faster
 alone. With ``--dist loadgroup`` every test goes to whichever worker is free, except those of
 a group, which all run on one worker, one after the other: the tests that share a module-scoped
@@ -18,7 +18,6 @@ import pytest
 from playwright.sync_api import Playwright, expect, sync_playwright
 
 TESTS = Path(__file__).resolve().parent
-WORKERS_PER_CORE = 2
 # test files (relative to tests/) whose tests all run on one worker
 ONE_WORKER_FILES = {
     "e2e/test_e2e_lan.py": "serve-sh-lan",  # a module-scoped scripts/serve.sh
@@ -30,18 +29,14 @@ ONE_WORKER_FOLDERS = {"hosts": "hosts"}
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
-    """Two workers per core for a folder or the whole suite; none for named files or tests
-    (PYTEST_XDIST_AUTO_NUM_WORKERS, when set, decides instead).
-
-    A browser test spends most of its time waiting (for the server's run, the browser's
-    drawing, a poll's next look): one worker a core left the cores three quarters idle over
-    the whole suite, two a core keep them busy."""
+    """One worker per core for a folder or the whole suite; none for named files or tests
+    (PYTEST_XDIST_AUTO_NUM_WORKERS, when set, decides instead)."""
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None  # xdist's own hook reads it
     named = [arg for arg in config.args if not arg.startswith("-")]
     if named and all(is_test_file(arg) for arg in named):
         return 0
-    return WORKERS_PER_CORE * len(os.sched_getaffinity(0))
+    return None  # xdist's own hook: the cores this process may use
 
 
 def is_test_file(arg: str) -> bool:
