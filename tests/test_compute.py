@@ -51,6 +51,7 @@ def test_page_8_comparison_is_shared_read_only() -> None:
     assert not any(pattern.flags.writeable for pattern in engine_out["pattern"])
     assert not engine_out["ln_out"].flags.writeable
     assert max(differences.values()) < 1e-12
+    assert set(readable) == {"pattern", "ln_out"}  # what the page prints, not the whole run
     assert isinstance(readable["ln_out"], list)
     assert isinstance(readable["ln_out"][0][0], float)  # plain Python numbers, not numpy's
 

@@ -98,6 +98,10 @@ def compute_lab(setting: Setting, temperature: float = 1.0, scale: bool = True) 
     return _lab(setting=setting, temperature=float(temperature), scale=bool(scale))
 
 
+# what /code prints of the readable run, beside the engine's numbers
+READABLE_SHOWN = ("pattern", "ln_out")
+
+
 @shared(128)
 def _lab(setting: Setting, temperature: float, scale: bool) -> Lab:
     cfg = llm.AttentionConfig(
@@ -120,13 +124,17 @@ def compare_lab(setting: Setting, eps: float) -> tuple[dict, dict, dict[str, flo
     The readable run is plain Python, the slowest step of the app at the largest setting
     (docs/performance.md), so a rerun that keeps the setting (another head, the language)
     reuses it. The engine's side is the lab's own trace, the one every other page shows, not a
-    second run.
-    Returns (readable run, engine run, max_differences) of ``llm.compare``.
+    second run. Of the readable run only what the page prints is kept (``READABLE_SHOWN``: every
+    head's pattern and ln_out, its own plain numbers); the whole run is about 2 MB of lists at
+    the largest setting.
+    Returns (readable run's shown quantities, engine run, max_differences) of ``llm.compare``.
     """
     lab = compute_lab(setting)
     readable_out = run(readable, lab.x, lab.params, setting.causal, eps)
     engine_out = outputs(engine, lab.x, lab.trace, eps)
-    return frozen((readable_out, engine_out, max_differences(readable_out, engine_out)))
+    differences = max_differences(readable_out, engine_out)
+    shown = {name: readable_out[name] for name in READABLE_SHOWN}
+    return frozen((shown, engine_out, differences))
 
 
 @copied(128)
