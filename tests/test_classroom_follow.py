@@ -88,3 +88,16 @@ def test_without_a_server_the_watcher_has_no_session_to_wake() -> None:
 
     assert not Runtime.exists()
     assert push._wake("ABCDEF", {"a-session"}) is None
+
+
+def test_a_screen_change_wakes_only_the_students_that_follow_it() -> None:
+    # (the teacher's screen, the rest): "a" follows the screen, "b" explores on their own
+    from ui.classroom.push import to_wake
+
+    sessions = {"a": True, "b": False}
+    before = (3, (None, None))
+    assert to_wake(sessions, before, (4, (None, None))) == {"a"}
+    # a question opened, or the class ended: every student sees it, the explorer too
+    assert to_wake(sessions, before, (3, (None, (1, 1, False)))) == {"a", "b"}
+    assert to_wake(sessions, before, (None, ("ended", None))) == {"a", "b"}
+    assert to_wake(sessions, before, before) == set()

@@ -14,7 +14,7 @@ The student's language and "Your turn" work are never touched.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Mapping
 
 import streamlit as st
 
@@ -133,12 +133,12 @@ def _back() -> None:
     ss[SEEN] = None  # the run this click starts applies the teacher's screen (``arrive``)
 
 
-def _shown(code: str) -> Hashable:
-    """What a follower of ``code`` shows: the teacher's screen (its version), the question and
-    whether it is revealed, or the store's refusal (``ui.classroom.push`` wakes the poll when
-    this changes)."""
+def _shown(code: str) -> push.Shown:
+    """What a student of ``code`` shows: (the teacher's screen (its version), the rest: the
+    question and whether it is revealed, or the store's refusal); ``ui.classroom.push`` wakes a
+    student when it changes, for the screen only one that follows it."""
     state, err = attempt(lambda: followers().state(code))
-    return (None if state is None else state.version, err and err.code, _question_shown(code))
+    return (None if state is None else state.version, (err and err.code, _question_shown(code)))
 
 
 def _question_shown(code: str) -> tuple[int, int, bool] | None:
@@ -152,7 +152,7 @@ def _poll(code: str, path_of: Callable[[str], str], current: str) -> None:
     """Has the teacher's screen changed? Run with every run of the page (after ``arrive``,
     it then finds nothing new) and every FALLBACK_SECONDS by the browser's own timer, in case
     the watcher's wake was lost; draws nothing while nothing changed."""
-    push.follow(code, _shown)
+    push.follow(code, _shown, st.session_state.get(FOLLOW, True))
     _beat(code)
     if _news(code, path_of):
         st.rerun(scope="app")

@@ -27,22 +27,26 @@ from streamlit.proto.ClientState_pb2 import ClientState
 from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
+Shown = tuple[Hashable, Hashable]  # (the teacher's screen, the rest a student sees of the class)
 WATCH_SECONDS = 0.25  # the thread's look at the followed classes (the caches: the store's)
 log = logging.getLogger(__name__)
 _lock = threading.Lock()
-_sessions: dict[str, set[str]] = {}  # code -> the ids of the sessions that follow it
-_shown: dict[str, Hashable] = {}  # code -> what its followers were last woken for
+# code -> {the id of a session in the class: whether it follows the teacher's screen}
+_sessions: dict[str, dict[str, bool]] = {}
+_shown: dict[str, Shown] = {}  # code -> what its followers were last woken for
 _watching: list[threading.Thread] = []
 
 
-def follow(code: str, shown: Callable[[str], Hashable]) -> None:
-    """Called from the poll fragment: this session follows ``code``; ``shown(code)`` says what a
-    follower of it shows (equal values: nothing to wake it for)."""
+def follow(code: str, shown: Callable[[str], Shown], screen: bool = True) -> None:
+    """Called from the poll fragment: this session is in class ``code``; ``shown(code)`` says
+    what a student of it shows, (the teacher's screen, the rest: a question, the class's end, the
+    store's state), equal values meaning nothing to wake it for. ``screen``: whether it follows
+    the teacher's screen (a student exploring on their own is not woken for it)."""
     ctx = get_script_run_ctx()
     if ctx is None:
         return
     with _lock:
-        _sessions.setdefault(code, set()).add(ctx.session_id)
+        _sessions.setdefault(code, {})[ctx.session_id] = screen
         if not _watching:
             thread = threading.Thread(target=_watch, args=(shown,), name="class-watch", daemon=True)
             _watching.append(thread)
@@ -54,21 +58,32 @@ def leave(code: str) -> None:
     ctx = get_script_run_ctx()
     with _lock:
         if ctx is not None and code in _sessions:
-            _sessions[code].discard(ctx.session_id)
+            _sessions[code].pop(ctx.session_id, None)
 
 
-def _watch(shown: Callable[[str], Hashable]) -> None:
-    """The thread: forever, every WATCH_SECONDS, wake the followers of each changed class."""
+def to_wake(sessions: dict[str, bool], before: Shown, now: Shown) -> set[str]:
+    """The sessions to wake when what the class shows went from ``before`` to ``now``: all of
+    them when the rest changed, those that follow the screen when only the screen did."""
+    if before[1] != now[1]:
+        return set(sessions)
+    if before[0] != now[0]:
+        return {session for session, screen in sessions.items() if screen}
+    return set()
+
+
+def _watch(shown: Callable[[str], Shown]) -> None:
+    """The thread: forever, every WATCH_SECONDS, wake the students of each changed class."""
     while True:
         time.sleep(WATCH_SECONDS)
         with _lock:
-            followed = {code: set(s) for code, s in _sessions.items() if s}
+            followed = {code: dict(s) for code, s in _sessions.items() if s}
         for code, sessions in followed.items():
             try:
                 now = shown(code)
-                if _shown.setdefault(code, now) != now:
+                before = _shown.setdefault(code, now)
+                if before != now:
                     _shown[code] = now
-                    _wake(code, sessions)
+                    _wake(code, to_wake(sessions, before, now))
             except Exception:  # noqa: BLE001 (the poll itself reports the store's failures)
                 log.exception("class watch: %s", code)  # the thread goes on watching
 
@@ -83,7 +98,7 @@ def _wake(code: str, sessions: set[str]) -> None:
         info = manager.get_active_session_info(session_id)
         if info is None:
             with _lock:
-                _sessions.get(code, set()).discard(session_id)
+                _sessions.get(code, {}).pop(session_id, None)
             continue
         state = ClientState()
         state.CopyFrom(info.session._client_state)  # noqa: SLF001 (as its last run left it)
