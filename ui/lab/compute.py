@@ -98,10 +98,6 @@ def compute_lab(setting: Setting, temperature: float = 1.0, scale: bool = True) 
     return _lab(setting=setting, temperature=float(temperature), scale=bool(scale))
 
 
-# what /code prints of the readable run, beside the engine's numbers
-READABLE_SHOWN = ("pattern", "ln_out")
-
-
 @shared(128)
 def _lab(setting: Setting, temperature: float, scale: bool) -> Lab:
     cfg = llm.AttentionConfig(
@@ -115,6 +111,10 @@ def _lab(setting: Setting, temperature: float, scale: bool) -> Lab:
     params = llm.init_params(cfg)
     trace = llm.multi_head_attention(x, params, setting.causal, temperature, scale)
     return frozen(Lab(cfg, tokens, llm.token_labels(tokens), x, params, trace))
+
+
+# what /code prints of the readable run, beside the engine's numbers
+READABLE_SHOWN = ("pattern", "ln_out")
 
 
 @shared(32)
