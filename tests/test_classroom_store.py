@@ -278,6 +278,7 @@ def test_postgresql_stopped_mid_class_is_unavailable_then_resumes(postgres, post
     store.dispose()
 
 
+@pytest.mark.slow
 def test_a_postgresql_that_never_answers_is_unavailable_after_the_connect_timeout():
     with socket.socket() as silent:  # accepts connections (the kernel does) and says nothing
         silent.bind(("127.0.0.1", 0))
@@ -290,6 +291,7 @@ def test_a_postgresql_that_never_answers_is_unavailable_after_the_connect_timeou
         store.dispose()
 
 
+@pytest.mark.slow
 def test_sqlite_locked_is_unavailable_for_writes_and_reads_go_on(tmp_path, clock):
     path = tmp_path / "classes.sqlite"
     store = Store(f"sqlite:///{path}", clock=clock)

@@ -247,6 +247,7 @@ def fake_hub(tmp_path: Path) -> Path:
     return hub
 
 
+@pytest.mark.deploy
 def test_a_space_gets_one_commit_with_its_binary_files_in_git_lfs(tmp_path: Path) -> None:
     """--prepare makes what a Space is pushed: HEAD's files in one commit, the README with the
     front matter Spaces read, and each binary file a git-lfs pointer to its exact content."""
@@ -284,6 +285,7 @@ def test_a_space_gets_one_commit_with_its_binary_files_in_git_lfs(tmp_path: Path
     assert sorted(git(prepared, "lfs", "ls-files", "-n").splitlines()) == sorted(binaries)
 
 
+@pytest.mark.deploy
 def test_any_binary_file_goes_to_git_lfs_whatever_its_name(tmp_path: Path) -> None:
     """A checkpoint (.npz), a file without an extension, a text file above 10 MB: each is
     tracked; text files stay plain."""
@@ -309,6 +311,7 @@ def test_any_binary_file_goes_to_git_lfs_whatever_its_name(tmp_path: Path) -> No
     assert (prepared / "llm" / "model.npz").read_bytes() == b"PK\x03\x04\x00\x01" * 100
 
 
+@pytest.mark.deploy
 def test_the_push_replaces_a_spaces_first_commit_and_the_hub_takes_it(tmp_path: Path) -> None:
     """Against a repository that refuses binary files as the Hub does and starts with the web
     page's commit: this repository's own history is refused, deploy/space.sh's push is taken

@@ -338,6 +338,7 @@ def wait_healthy(url: str, script: subprocess.Popen) -> None:
             time.sleep(0.3)
 
 
+@pytest.mark.deploy
 @pytest.mark.parametrize("front", ["0", "1"])
 def test_serve_keeps_the_given_cookie_secret_with_one_process(front: str, tmp_path: Path) -> None:
     """ATTENTION_LAB_PROCESSES=1: with ATTENTION_LAB_NGINX=0 the script becomes the one

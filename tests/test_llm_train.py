@@ -63,6 +63,7 @@ def first_steps() -> tuple[llm.TinyModel, object]:
     return shipped, train(shipped.spec, config, stop=shipped.steps[2])
 
 
+@pytest.mark.slow
 def test_the_shipped_checkpoints_reproduce_from_the_command(first_steps) -> None:
     shipped, rerun = first_steps
     assert rerun.steps == shipped.steps[:3]

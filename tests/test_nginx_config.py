@@ -136,6 +136,7 @@ def _serve_static(tmp_path: Path) -> None:
             )
 
 
+@pytest.mark.deploy
 @pytest.mark.usefixtures("nginx")
 def test_serve_script_runs_the_app_behind_nginx_and_stops_on_term() -> None:
     """scripts/serve.sh as the Dockerfile runs it (PYTHON given, so no .venv is made): the app

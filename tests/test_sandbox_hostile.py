@@ -620,6 +620,7 @@ def _class(queue: Scheduler, students: int, looping: int, time_limit: float) -> 
     return answers
 
 
+@pytest.mark.slow
 def test_a_class_with_endless_loops_gets_every_correct_verdict(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
