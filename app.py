@@ -4,6 +4,7 @@ import pyarrow as pa
 import streamlit as st
 
 from ui.classroom.join import join_box
+from ui.draw.tables import text_array, text_table
 from ui.frame.page import frame
 from ui.text import translator
 from ui.text.home import TEXT
@@ -27,7 +28,10 @@ join_box(s.lang)  # a student types the code the teacher shows
 st.markdown(f"**{t('tokens')}**")
 # one row, a column per position; an Arrow table is what st.dataframe sends, built directly
 st.dataframe(
-    pa.table({str(i): [label] for i, label in enumerate(s.lab.labels)}),
+    pa.Table.from_arrays(
+        [text_array([label]) for label in s.lab.labels],
+        names=[str(i) for i in range(len(s.lab.labels))],
+    ),
     hide_index=True,
     width="stretch",
 )
@@ -50,12 +54,8 @@ columns = ("col_step", "col_formula", "col_shape", "col_page")
 rows = [
     (t(step), formula, shape, s.t(page).partition(".")[0]) for step, formula, shape, page in steps
 ]
-# a static table: its cells wrap in a narrow column where a dataframe's were cut (its cells
-# are markdown: the formulas and shapes hold no markdown's marks)
-st.table(
-    pa.table({t(name): list(column) for name, column in zip(columns, zip(*rows), strict=True)}),
-    hide_index=True,
-)
+# a table of text: its cells wrap in a narrow column, where a dataframe's were cut
+text_table([t(name) for name in columns], rows)
 st.page_link("pages/1_qkv.py", label=t("start"), icon=":material/play_arrow:")
 
 # beyond the chapters' cells: experiments to run on the same numbers, one line and a link each

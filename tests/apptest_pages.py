@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import functools
 import json
+import re
 from collections.abc import Callable
 
 import numpy as np
@@ -207,3 +208,13 @@ def link_opener(path: str) -> Callable[..., AppTest]:
         return at
 
     return opened
+
+
+def markdown_rows(text: str) -> list[list[str]]:
+    """The cells of a markdown table, row by row (the header first, the rule left out), each
+    as it reads once its escapes are undone."""
+    rows = []
+    for line in text.splitlines():
+        cells = re.split(r"(?<!\\)\|", line.strip())[1:-1]
+        rows.append([re.sub(r"\\(.)", r"\1", cell).strip() for cell in cells])
+    return [rows[0], *rows[2:]]

@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import llm
-from tests.apptest_pages import open_link
+from tests.apptest_pages import markdown_rows, open_link
 from ui.text import num
 
 HOME = "../app.py"
@@ -190,9 +190,9 @@ def test_home_lists_tokens_and_shapes() -> None:
     at = open_page(HOME, text="The cat saw the cat.", d_model="12", n_heads="3")
     tokens = at.dataframe[0].value
     assert list(tokens.iloc[0]) == ["the", "cat", "saw", "the·2", "cat·2", "."]
-    steps = at.table[0].value
-    assert "3 × [6 × 4]" in list(steps.iloc[:, 2])
-    assert "[6 × 12]" in list(steps.iloc[:, 2])
+    (table,) = [m.value for m in at.main.markdown if m.value.startswith("| ")]
+    shapes = [row[2] for row in markdown_rows(table)]
+    assert "3 × [6 × 4]" in shapes and "[6 × 12]" in shapes
 
 
 def test_numbers_in_french_prose_take_the_decimal_comma() -> None:

@@ -9,6 +9,7 @@ the library's own conversion of the same input, and reads the numbers back.
 from __future__ import annotations
 
 import copy
+import io
 import json
 import re
 import zlib
@@ -263,6 +264,38 @@ def test_typed_arrays_match_plotly() -> None:
 
 
 @pytest.mark.parametrize(
+    "values",
+    [
+        np.array([1.5, np.nan, -0.0, np.inf, 1e-300]),
+        np.array([np.nan] * 9),
+        np.array([], dtype=float),
+        SCORES[:, 1],  # a strided column
+    ],
+)
+def test_arrow_columns_from_buffers_equal_pyarrows_own(values) -> None:
+    ours = tables.float_array(values)
+    assert ours.equals(pa.array(values, pa.float64(), from_pandas=True))  # NaN -> null
+    assert ours.null_count == int(np.isnan(values).sum())
+    words = ["the", "", "é·2", "chat 🐈", *map(str, values)]
+    for some in (words, words[:1], []):
+        assert tables.text_array(some).equals(pa.array(some, pa.string()))
+
+
+def pandas_meta(table: pa.Table) -> dict:
+    """The pandas metadata of an Arrow table, but the pandas version that wrote it."""
+    meta = json.loads(table.schema.metadata[b"pandas"])
+    meta.pop("pandas_version", None)
+    return meta
+
+
+def same_as_pandas(mine: pa.Table, frame: pd.DataFrame) -> None:
+    """``mine`` is what pyarrow makes of ``frame``: the same columns, values and metadata."""
+    theirs = pa.Table.from_pandas(frame)
+    assert mine.equals(theirs)
+    assert pandas_meta(mine) == pandas_meta(theirs)
+
+
+@pytest.mark.parametrize(
     ("m", "rows", "cols", "digits"),
     [
         (SCORES, LABELS, LABELS, 3),
@@ -279,8 +312,8 @@ def test_typed_arrays_match_plotly() -> None:
 def test_arrow_table_equals_pandas_conversion(m, rows, cols, digits) -> None:
     mine, config = tables.table_cells(m, rows, cols, "en", digits)
     # pandas' own: rounded, every -0.0 made 0.0 (adding 0.0 does it)
-    expected = tables.table_of(m, rows, cols).round(digits) + 0.0
-    assert mine.equals(pa.Table.from_pandas(expected), check_metadata=True)
+    expected = pd.DataFrame(m, index=rows, columns=cols).round(digits) + 0.0
+    same_as_pandas(mine, expected)
     back = mine.to_pandas()
     pd.testing.assert_frame_equal(back, expected)
     # no negative zero reaches the browser, which would write it "-0.000"
@@ -301,8 +334,8 @@ def test_french_table_is_the_text_of_each_number_as_pandas_would_send_it(
     """French cells are the text ``num`` writes (the decimal comma), sent as pandas would send
     a table of those strings, right-aligned."""
     mine, config = tables.table_cells(m, rows, cols, "fr", digits)
-    text = tables.table_of(m, rows, cols).map(lambda v: num(v, digits, "fr"))
-    assert mine.equals(pa.Table.from_pandas(text), check_metadata=True)
+    text = pd.DataFrame(m, index=rows, columns=cols).map(lambda v: num(v, digits, "fr"))
+    same_as_pandas(mine, text)
     assert all(c["alignment"] == "right" for c in config.values())
     assert mine.column(0)[0].as_py() == num(float(m[0, 0]), digits, "fr")
     assert "," in "".join(mine.column(1).to_pylist()) and "." not in "".join(
@@ -310,15 +343,41 @@ def test_french_table_is_the_text_of_each_number_as_pandas_would_send_it(
     )
 
 
-def test_arrow_table_leaves_other_tables_to_pandas() -> None:
+def test_integers_repeated_names_and_number_labels_are_arrow_too() -> None:
+    """Every table is Arrow (the app imports no pandas): integers as floats, a repeated
+    column name kept twice, number labels written as text."""
     for m, rows, cols in (
         (np.arange(4).reshape(2, 2), ["a", "b"], ["x", "y"]),
         (SCORES[:2, :2], ["a", "b"], ["x", "x"]),
         (SCORES[:2, :2], [0, 1], ["x", "y"]),
     ):
         sent, _ = tables.table_cells(m, rows, cols, "en", 3)
-        assert isinstance(sent, pd.DataFrame)
-        np.testing.assert_allclose(sent.to_numpy(dtype=float), np.round(m, 3))
+        assert isinstance(sent, pa.Table)
+        back = sent.to_pandas()
+        np.testing.assert_allclose(back.to_numpy(dtype=float), np.round(m, 3))
+        assert list(back.index) == [str(r) for r in rows]
+        assert list(back.columns) == [str(c) for c in cols]
+
+
+@pytest.mark.parametrize(
+    ("m", "rows", "cols"),
+    [
+        (SCORES, LABELS, LABELS),
+        (
+            np.array([[np.nan, np.inf, -np.inf], [-0.0, 1e-300, 1 / 3]]),
+            ["a, b", 'say "hi"'],
+            ["x", "y,z", "é"],
+        ),
+    ],
+)
+def test_csv_is_what_pandas_writes(m, rows, cols) -> None:
+    """The download: pandas' ``to_csv(float_format="%.17g")`` byte for byte, and read back to
+    the same float64 numbers."""
+    frame = pd.DataFrame(m, index=rows, columns=cols)
+    mine = tables._csv(m, rows, cols)
+    assert mine == frame.to_csv(float_format="%.17g")
+    back = pd.read_csv(io.StringIO(mine), index_col=0, float_precision="round_trip")
+    np.testing.assert_array_equal(back.to_numpy(), m)
 
 
 def test_column_configs_send_what_streamlit_s_own_send() -> None:

@@ -1,1 +1,1 @@
-"""ui: everything Streamlit, plotly and pandas; the frame every page calls first, views, texts."""
+"""ui: everything Streamlit and plotly (no pandas); the frame every page calls first, views."""

@@ -47,7 +47,7 @@ def visit(page: Page, server: Server, path: str, wait: str = "") -> None:
 FITS = """() => {
   const main = document.querySelector('[data-testid="stMain"]');
   const links = [...main.querySelectorAll('.st-key-beyond [data-testid="stPageLink-NavLink"]')];
-  const table = main.querySelector('[data-testid="stTable"]');
+  const table = main.querySelector('[data-testid="stMarkdownContainer"] table');
   const column = main.querySelector('[data-testid="stMainBlockContainer"] > div');
   return {
     links: links.map(a => { const p = a.querySelector('p');

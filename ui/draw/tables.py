@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import csv
+import io
+import json
+import math
 from collections.abc import Sequence
 from functools import lru_cache, partial
 from typing import Literal
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import streamlit as st
 
-from ui.text import num
+from ui.text import md_escape, num
+
+# the column of row labels, as pandas names an index it writes to Arrow
+INDEX = "__index_level_0__"
 
 
 def shape_text(name: str, m: np.ndarray) -> str:
@@ -19,21 +25,70 @@ def shape_text(name: str, m: np.ndarray) -> str:
     return f"{name}  [{' × '.join(str(n) for n in m.shape)}]"
 
 
-def table_of(m: np.ndarray, rows: Sequence[str], cols: Sequence[str]) -> pd.DataFrame:
-    """A matrix as a tidy table with labelled rows and columns."""
-    return pd.DataFrame(np.asarray(m), index=list(rows), columns=list(cols))
+def _column(name: str | None, field: str, is_text: bool) -> dict:
+    kind = ("unicode", "object") if is_text else ("float64", "float64")
+    return {
+        "name": name,
+        "field_name": field,
+        "pandas_type": kind[0],
+        "numpy_type": kind[1],
+        "metadata": None,
+    }
 
 
 @lru_cache(maxsize=256)
 def _table_schema(cols: tuple[str, ...], text: tuple[bool, ...]) -> pa.Schema:
-    """The Arrow schema, pandas' metadata included, that ``pa.Table.from_pandas`` gives a table
-    with these column names (floats, or text where ``text`` says) and an index of text labels
-    (rows do not enter it)."""
-    probe = pd.DataFrame(
-        {c: ["0"] if is_text else [0.0] for c, is_text in zip(cols, text, strict=True)},
-        index=["row"],
+    """The Arrow schema of a table with these column names (floats, or text where ``text``
+    says) and a last column of text row labels, with the metadata that tells the browser the
+    labels are the rows' names: pandas' own, as ``pa.Schema.from_pandas`` writes it."""
+    meta = {
+        "index_columns": [INDEX],
+        "column_indexes": [
+            {
+                "name": None,
+                "field_name": None,
+                "pandas_type": "unicode",
+                "numpy_type": "object",
+                "metadata": {"encoding": "UTF-8"},
+            }
+        ],
+        "columns": [
+            *(_column(c, c, is_text) for c, is_text in zip(cols, text, strict=True)),
+            _column(None, INDEX, True),
+        ],
+        "attributes": {},
+        "creator": {"library": "pyarrow", "version": pa.__version__},
+    }
+    fields = [
+        pa.field(c, pa.string() if is_text else pa.float64())
+        for c, is_text in zip(cols, text, strict=True)
+    ]
+    return pa.schema([*fields, pa.field(INDEX, pa.string())], metadata={"pandas": json.dumps(meta)})
+
+
+def float_array(values: np.ndarray) -> pa.Array:
+    """A column of float64 numbers as Arrow, a NaN as null (an empty cell), from the array's
+    own buffer. Built from buffers, not with ``pa.array``: pyarrow's converters look for pandas
+    objects first, which imports pandas (46 MB a process) into an app that uses none."""
+    v = np.ascontiguousarray(values, dtype=np.float64)
+    missing = np.isnan(v)
+    valid = None
+    if missing.any():
+        valid = pa.py_buffer(np.packbits(~missing, bitorder="little"))
+    return pa.Array.from_buffers(
+        pa.float64(), len(v), [valid, pa.py_buffer(v)], null_count=int(missing.sum())
     )
-    return pa.Schema.from_pandas(probe)
+
+
+def text_array(words: Sequence[str]) -> pa.Array:
+    """A column of text as Arrow (UTF-8 and its offsets), built from buffers as
+    ``float_array`` is."""
+    encoded = [str(w).encode("utf-8") for w in words]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
+    np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    return pa.Array.from_buffers(
+        pa.string(), len(encoded), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
+    )
 
 
 def unsigned_zero(a: np.ndarray) -> np.ndarray:
@@ -71,7 +126,7 @@ def table_cells(
     lang: str,
     digits: int = 3,
     kinds: Kinds | None = None,
-) -> tuple[pa.Table | pd.DataFrame, dict[str, dict]]:
+) -> tuple[pa.Table, dict[str, dict]]:
     """What a table of numbers sends, and its column configuration, written as the prose
     writes numbers (``ui.text.num``): ``digits`` decimals, or per column ``kinds[column] =
     (digits, "e")``. An English column of decimals stays numbers (sorted as numbers), rounded
@@ -79,9 +134,9 @@ def table_cells(
     comma) and a column in scientific notation (an exact zero "0", no "e+00") are the text
     ``num`` writes, right-aligned as numbers are.
 
-    Built as Arrow straight from the array when m is a matrix of floats with distinct text
-    labels (pandas' own conversion costs 1-2 ms a table, a Styler 3-7 ms); else a DataFrame.
-    Shapes: m [R, C] -> R rows, C columns."""
+    Built as Arrow straight from the array, the labels as text (pandas' own conversion costs
+    1-2 ms a table, a Styler 3-7 ms, and pandas itself 46 MB a process, which the app does
+    without). Shapes: m [R, C] -> R rows, C columns."""
     kinds = kinds or {}
     a = np.asarray(m)
     specs = [kinds.get(c, (digits, "f")) for c in cols]
@@ -101,19 +156,25 @@ def table_cells(
             else unsigned_zero(np.round(a[:, j].astype(float, copy=False), d))
             for j, (is_text, (d, kind)) in enumerate(zip(text, specs, strict=True))
         ]
-    labels_ok = all(isinstance(r, str) for r in rows) and all(isinstance(c, str) for c in cols)
-    if a.ndim != 2 or a.dtype != np.float64 or not labels_ok or len(set(cols)) != len(cols):
-        frame = pd.DataFrame(dict(enumerate(columns)), index=list(rows))
-        frame.columns = list(cols)
-        return frame, config
     arrays = [
-        pa.array(c, pa.string()) if is_text else pa.array(c, from_pandas=True)  # NaN -> null
+        text_array(c) if is_text else float_array(c)
         for c, is_text in zip(columns, text, strict=True)
     ]
-    table = pa.Table.from_arrays(
-        [*arrays, pa.array(list(rows), pa.string())], schema=_table_schema(tuple(cols), text)
-    )
+    names = tuple(str(c) for c in cols)
+    table = pa.Table.from_arrays([*arrays, text_array(rows)], schema=_table_schema(names, text))
     return table, config
+
+
+def text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+    """A small table of text whose cells wrap in a narrow column (a dataframe's are cut), as
+    markdown: every cell written literally (``md_escape``), a formula's ``|`` included."""
+    lines = [header, ["---"] * len(header), *rows]
+    st.markdown(
+        "\n".join(
+            "| " + " | ".join(cell if i == 1 else md_escape(cell) for cell in line) + " |"
+            for i, line in enumerate(lines)
+        )
+    )
 
 
 def number_table(
@@ -133,7 +194,15 @@ def number_table(
 
 
 def _csv(m: np.ndarray, rows: Sequence[str], cols: Sequence[str]) -> str:
-    return table_of(m, rows, cols).to_csv(float_format="%.17g")
+    """The matrix as CSV, every number to full precision (17 significant digits, a NaN left
+    empty), the row labels first, under an empty header: what a spreadsheet or
+    ``pandas.read_csv(..., index_col=0)`` reads back."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["", *cols])
+    for label, values in zip(rows, np.asarray(m, dtype=float).tolist(), strict=True):
+        writer.writerow([label, *("" if math.isnan(v) else f"{v:.17g}" for v in values)])
+    return out.getvalue()
 
 
 def matrix_table(

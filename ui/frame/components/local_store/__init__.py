@@ -12,6 +12,8 @@ from typing import Any
 
 import streamlit as st
 
+from ui.frame.components import flat
+
 _JS = (Path(__file__).parent / "local_store.js").read_text(encoding="utf-8")
 _mount = st.components.v2.component("attention_lab.local_store", js=_JS)
 
@@ -26,7 +28,7 @@ def local_store(
     """
     result = _mount(
         key=key,
-        data={"name": name, "ask": ask, "put": put or {}, "hide": f"st-key-{key}"},
+        data={"name": name, "ask": ask, "put": flat(put or {}), "hide": f"st-key-{key}"},
         default={"saved": None},
         on_saved_change=lambda: None,
         height=0,

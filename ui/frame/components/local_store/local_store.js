@@ -1,6 +1,6 @@
 // The learner's work kept in this browser's localStorage, under one name per app.
 // data.name: the storage name; data.ask: a token, set while the server has not read the store
-// for this session yet; data.put: entries to write (null removes one). The store is reported
+// for this session yet; data.put (JSON): entries to write (null removes one). The store is reported
 // once per token as the state value "saved"; an empty store is reported as {}. data.hide: the
 // class of the element that holds the store, hidden so that it takes no room in the layout.
 export default function ({ data, setStateValue }) {
@@ -22,7 +22,7 @@ export default function ({ data, setStateValue }) {
     asked[data.name] = data.ask;
     setStateValue("saved", { token: data.ask, entries: stored });
   }
-  const put = data.put || {};
+  const put = JSON.parse(data.put || "{}") || {};
   let changed = false;
   for (const [key, value] of Object.entries(put)) {
     if (value === null) {

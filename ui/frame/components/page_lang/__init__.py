@@ -14,6 +14,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from ui.frame.components import flat
+
 _JS = (Path(__file__).parent / "page_lang.js").read_text(encoding="utf-8")
 _mount = st.components.v2.component("attention_lab.page_lang", js=_JS, isolate_styles=False)
 APP_NAME = "Attention Lab"
@@ -39,6 +41,6 @@ def page_lang(
         "lang": lang,
         "title": page_title(name),
         "scroll": SCROLL_LABEL[lang],
-        "links": links or {},
+        "links": flat(links or {}),
     }
     _mount(key=key, data=data | {"hide": f"st-key-{key}"}, height=0)

@@ -5,7 +5,7 @@
 // a long formula on a phone) and holds nothing focusable gets tabindex="0", so that a keyboard
 // can scroll it (WCAG 2.1.1). data.lang: "en" or "fr"; data.title: the page's title;
 // data.scroll: the label a focusable scroll box is given; data.hide: the class of the element
-// that holds this component, hidden so that it takes no room in the layout; data.links: the
+// that holds this component, hidden so that it takes no room in the layout; data.links (JSON): the
 // spoken names of the presenter bar's links ("Next page: 4. ..."), by the URL path they open.
 const FOCUSABLE = "a[href], button, input, select, textarea, [tabindex]";
 const BOXES = "[data-testid='stMain'] div[class*='st-key-'], .katex-display, pre";
@@ -66,7 +66,7 @@ export default function ({ data }) {
     lang: data.lang,
     title: data.title || "",
     scroll: data.scroll || "",
-    links: data.links || {},
+    links: JSON.parse(data.links || "{}") || {},
   };
   apply();
   keyboardScroll();
