@@ -34,6 +34,7 @@ st.dataframe(
     ),
     hide_index=True,
     width="stretch",
+    lazy=False,  # sent whole: Streamlit's lazy check imports pandas
 )
 
 st.markdown(f"**{t('steps')}**")

@@ -190,7 +190,8 @@ def number_table(
 ) -> None:
     """A table of numbers (``table_cells``) at the column's width or its own."""
     table, config = table_cells(m, rows, cols, lang, digits, kinds)
-    st.dataframe(table, width=width, column_config=config, key=key)
+    # eager: a small table is sent whole (Streamlit's lazy check imports pandas)
+    st.dataframe(table, width=width, column_config=config, key=key, lazy=False)
 
 
 def _csv(m: np.ndarray, rows: Sequence[str], cols: Sequence[str]) -> str:
