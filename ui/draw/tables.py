@@ -69,7 +69,7 @@ def _table_schema(cols: tuple[str, ...], text: tuple[bool, ...]) -> pa.Schema:
 def float_array(values: np.ndarray) -> pa.Array:
     """A column of float64 numbers as Arrow, a NaN as null (an empty cell), from the array's
     own buffer. Built from buffers, not with ``pa.array``: pyarrow's converters look for pandas
-    objects first, which imports pandas (46 MB a process) into an app that uses none."""
+    objects first, which imports pandas (about 40 MB a process) into an app that uses none."""
     v = np.ascontiguousarray(values, dtype=np.float64)
     missing = np.isnan(v)
     valid = None
@@ -135,7 +135,7 @@ def table_cells(
     ``num`` writes, right-aligned as numbers are.
 
     Built as Arrow straight from the array, the labels as text (pandas' own conversion costs
-    1-2 ms a table, a Styler 3-7 ms, and pandas itself 46 MB a process, which the app does
+    1-2 ms a table, a Styler 3-7 ms, and pandas itself about 40 MB a process, which the app does
     without). Shapes: m [R, C] -> R rows, C columns."""
     kinds = kinds or {}
     a = np.asarray(m)

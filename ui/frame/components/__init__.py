@@ -9,6 +9,6 @@ from typing import Any
 
 def flat(value: dict[str, Any]) -> str:
     """A component's nested value as JSON text, which its JavaScript parses. Streamlit looks at
-    every dict or list in a component's data for a dataframe, which imports pandas (46 MB a
+    every dict or list in a component's data for a dataframe, which imports pandas (about 40 MB a
     process) for a check the app never needs; text passes as it is."""
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
