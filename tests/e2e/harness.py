@@ -23,7 +23,9 @@ from playwright.sync_api import Browser, ConsoleMessage, Frame, Locator, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 import llm
+from ui.frame.components.page_lang import page_title
 from ui.frame.page import PAGES
+from ui.text.common import TEXT as FRAME_TEXT
 from ui.turn.progress import STORE_KEY
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -185,6 +187,10 @@ class Session:
         with contextlib.suppress(PlaywrightTimeout):
             reported(self.page, timeout_ms=REPORT_MS)
 
+    def move(self, path: str) -> None:
+        """Another page with the same settings, in the same document (``move``)."""
+        move(self.page, path)
+
 
 def new_session(
     browser: Browser,
@@ -239,6 +245,45 @@ def settle(page: Page | Frame) -> None:
         arg=len(PAGES),
         polling=250,
     )
+
+
+# a click on the sidebar's link to a page (there even when the sidebar is folded away, as on a
+# phone or in presenter mode): its href is the page's path without the slash ('' for home)
+_MOVE = """(path) => {
+    const links = document.querySelectorAll(
+        "[data-testid='stSidebar'] a[data-testid='stPageLink-NavLink']");
+    const link = [...links].find((a) => a.getAttribute('href') === path.slice(1));
+    if (!link) return false;
+    link.click();
+    return true;
+}"""
+
+
+def move(page: Page, path: str) -> None:
+    """Open another page of the app through the sidebar's link to it, without reloading the
+    document, and wait until it has run and settled: its address, then its own title (which
+    its run sets), then the end of the run.
+
+    A reload costs chromium about 1.4 s of CPU (the app's JavaScript starts again), a move
+    about a quarter of it. The link carries the session's settings, so ``path``'s query must
+    be the one the current page was opened with; the URL after the move is checked to hold
+    the same settings."""
+    target, _, _ = path.partition("?")
+    shown = query(page)
+    key = next(key for file, key, _ in PAGES if url_path(file) == target)
+    title = page_title(FRAME_TEXT[shown.get("lang", "en")][key])
+    assert page.evaluate(_MOVE, target), f"no link to {target} in the sidebar"
+    page.wait_for_function(
+        "([path, title]) => location.pathname === path && document.title === title",
+        arg=[target, title],
+    )
+    settle(page)
+    assert query(page) == shown, f"the move to {path} changed the settings: {query(page)}"
+
+
+def url_path(file: str) -> str:
+    """``app.py`` -> ``/``; ``pages/3_softmax.py`` -> ``/softmax``."""
+    return "/" if file == "app.py" else "/" + file.split("_", 1)[1].removesuffix(".py")
 
 
 def reported(page: Page | Frame, timeout_ms: float = WAIT_MS) -> None:

@@ -2,7 +2,8 @@
 live region that says what changed.
 
 The sweep opens the 11 pages in English and in French at 1280×800, on a 390×844 phone and in
-presenter mode (66 views), with one browser context each, and runs axe-core (``tests.e2e.axe``)
+presenter mode (66 views), with one browser context each (a view loaded, the next ones with the
+same settings opened from it through the sidebar's links), and runs axe-core (``tests.e2e.axe``)
 with the WCAG 2.0/2.1/2.2 A and AA tags. Each view's findings are written to
 ``artifacts/axe/<view>.json``. What axe cannot decide ("incomplete") is listed in ``REVIEWED``
 with the reason it is right; anything else it cannot decide fails like a violation.
@@ -29,9 +30,11 @@ from tests.e2e.harness import (
     Session,
     expected_head,
     new_session,
+    query,
     settle,
     start_server,
     type_seed,
+    url_path,
     wait_until,
 )
 from ui.frame.components.page_lang import page_title
@@ -84,11 +87,6 @@ REVIEWED: dict[tuple[str, str], str] = {
     ),
 }
 MEASURED = {"math", "chart", "code", "page"}  # measured by this test; "cell" by the cell test
-
-
-def url_path(file: str) -> str:
-    """``app.py`` -> ``/``; ``pages/3_softmax.py`` -> ``/softmax``."""
-    return "/" if file == "app.py" else "/" + file.split("_", 1)[1].removesuffix(".py")
 
 
 def title_of(key: str, lang: str) -> str:
@@ -163,7 +161,12 @@ def test_axe_finds_no_violation(
     contexts: dict[str, Session], mode: str, lang: str, path: str, key: str
 ) -> None:
     session = contexts[mode]
-    session.open(f"{path}?lang={lang}{MODES[mode][2]}")
+    link = f"{path}?lang={lang}{MODES[mode][2]}"
+    shown = query(session.page) if session.page.url.startswith(session.base) else None
+    if shown is not None and shown.get("lang", "en") == lang and set(shown) <= {"lang", "present"}:
+        session.move(link)  # the same settings: through the sidebar's link, no reload
+    else:
+        session.open(link)
     # the frame's component sets the language and makes the scroll boxes focusable; without it
     # (a frame that does not mount it) the sweep goes on and the language test says so
     with contextlib.suppress(PlaywrightTimeout):

@@ -21,6 +21,7 @@ from tests.e2e.harness import (
     sidebar_values,
     touch_drag,
     type_seed,
+    url_path,
     wait_heatmap,
 )
 from ui.draw.grid_plan import COMPACT_CELL_PX
@@ -29,11 +30,6 @@ from ui.text.common import TEXT as FRAME_TEXT
 from ui.text.concat import TEXT as CONCAT_TEXT
 
 pytestmark = pytest.mark.e2e
-
-
-def url_path(file: str) -> str:
-    """``app.py`` -> ``/``; ``pages/3_softmax.py`` -> ``/softmax``."""
-    return "/" if file == "app.py" else "/" + file.split("_", 1)[1].removesuffix(".py")
 
 
 @pytest.mark.parametrize(

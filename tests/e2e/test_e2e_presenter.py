@@ -25,6 +25,7 @@ from tests.e2e.harness import (
     Server,
     exceptions,
     expected_head,
+    move,
     new_session,
     query,
     settle,
@@ -80,6 +81,21 @@ def show(page: Page, url: str) -> None:
     waiting for its code) and the page stopped changing (the page's own errors are other
     tests' business: here only the frame's part is looked at)."""
     page.goto(url)
+    wait_shown(page)
+
+
+def show_next(page: Page, base: str, path: str, first: bool) -> None:
+    """The next page of a tour with the same settings: the first loaded (``show``), the next
+    ones opened from it through the sidebar's link (``move``, no reload)."""
+    if first:
+        show(page, base + path)
+    else:
+        move(page, path)
+        wait_shown(page)
+
+
+def wait_shown(page: Page) -> None:
+    """Until the script has finished, every widget is drawn and the page stopped changing."""
     page.wait_for_function(
         """() => {
             const app = document.querySelector("[data-testid='stApp']");
@@ -111,7 +127,7 @@ def test_settings_in_reach_at_1280x720_on_every_page(
     try:
         for path, _key, _group in PAGES:
             page = session.page
-            show(page, f"{server.url}/{slug(path)}?lang={lang}")
+            show_next(page, server.url, f"/{slug(path)}?lang={lang}", path == PAGES[0][0])
             for key in ("preset_chapter8", "preset_chapter9", "d_model", "n_heads", "seed"):
                 selector = f"{SIDEBAR} .st-key-{key}"
                 if path == "pages/10_learned.py":  # its own model: none of them is drawn
@@ -203,7 +219,8 @@ def test_presenter_mode_on_every_page(browser: Browser, server: Server, lang: st
     try:
         for path, _key, group in PAGES:
             page = session.page
-            show(page, f"{server.url}/{slug(path)}?present=true&lang={lang}")
+            first = path == PAGES[0][0]
+            show_next(page, server.url, f"/{slug(path)}?present=true&lang={lang}", first)
             shoot(page, f"presenter-{slug(path) or 'home'}-{lang}")
             # the learned heads' own model reads none of the four settings: the bar leaves them out
             d_model = page.locator(f"{MAIN} .st-key-d_model")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import pytest
 from playwright.sync_api import Browser, Page
 
-from tests.e2e.harness import ARTIFACTS, WAIT_MS, Server, settle
+from tests.e2e.harness import ARTIFACTS, WAIT_MS, Server, move, settle, url_path
 from ui.frame.page import PAGES
 
 pytestmark = pytest.mark.e2e
@@ -80,11 +80,6 @@ HALVES = {
 PRESENT = "&present=true" if os.environ.get("E2E_PRESENT") == "1" else ""
 # presenter mode's smallest chart text (CSS px): ticks and legend 16, notes on a plot 15
 PRESENT_TICK_PX, PRESENT_TITLE_PX = 16.0, 15.0
-
-
-def url_path(file: str) -> str:
-    """``app.py`` -> ``/``; ``pages/3_softmax.py`` -> ``/softmax``."""
-    return "/" if file == "app.py" else "/" + file.split("_", 1)[1].removesuffix(".py")
 
 
 # Every chart of the page: its heatmaps' cells and numbers, and the boxes of its texts. A title
@@ -238,8 +233,9 @@ def visits(
     browser: Browser, server: Server, screens: list[Screen], half: tuple[str, ...]
 ) -> Iterator[Visit]:
     """Every page of ``half`` at both presets in both languages (French at the chapter 9
-    preset, whose titles are the longest), loaded once in a context of the screens' device
-    scale (a phone's user agent on the phone) and measured at each screen's size."""
+    preset, whose titles are the longest), in a context of the screens' device scale (a phone's
+    user agent on the phone), measured at each screen's size: a link's first page loaded, the
+    next ones opened from it in the app (``move``), as a class moves through the lesson."""
     first = screens[0]
     agent = {"user_agent": PHONE_AGENT, "is_mobile": True, "has_touch": True}
     context = browser.new_context(
@@ -254,6 +250,7 @@ def visits(
         for lang, query in links:
             if lang == "fr" and query == PRESETS["chapter8"]:
                 continue
+            loaded = False  # a link's first page is loaded, the next ones moved to in the app
             for file, _, _ in PAGES:
                 slug = url_path(file).strip("/") or "home"
                 if slug not in half or (ONLY and slug not in ONLY):
@@ -261,9 +258,15 @@ def visits(
                 present = "&present=true" if first.present else PRESENT
                 path = f"{url_path(file)}?{query}&lang={lang}{present}"
                 page.set_viewport_size({"width": first.width, "height": first.height})
-                page.goto(server.url + path)
-                page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']")
-                settle(page)
+                if loaded:
+                    move(page, path)
+                else:
+                    page.goto(server.url + path)
+                    page.wait_for_selector(
+                        "[data-testid='stApp'][data-test-script-state='notRunning']"
+                    )
+                    settle(page)
+                    loaded = True
                 wait_drawn(page)
                 for screen in screens:
                     if screen is not first:
