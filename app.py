@@ -56,7 +56,7 @@ rows = [
     (t(step), formula, shape, s.t(page).partition(".")[0]) for step, formula, shape, page in steps
 ]
 # a table of text: its cells wrap in a narrow column, where a dataframe's were cut
-text_table([t(name) for name in columns], rows)
+text_table([t(name) for name in columns], rows, key="steps")
 st.page_link("pages/1_qkv.py", label=t("start"), icon=":material/play_arrow:")
 
 # beyond the chapters' cells: experiments to run on the same numbers, one line and a link each

@@ -165,11 +165,13 @@ def table_cells(
     return table, config
 
 
-def text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+def text_table(header: Sequence[str], rows: Sequence[Sequence[str]], key: str) -> None:
     """A small table of text whose cells wrap in a narrow column (a dataframe's are cut), as
-    markdown: every cell written literally (``md_escape``), a formula's ``|`` included."""
+    markdown: every cell written literally (``md_escape``), a formula's ``|`` included. Its box
+    (``st-key-text_table_<key>``) scrolls sideways where even wrapped it is too wide (a 320 px
+    screen: ``ui.frame.reflow``)."""
     lines = [header, ["---"] * len(header), *rows]
-    st.markdown(
+    st.container(key=f"text_table_{key}").markdown(
         "\n".join(
             "| " + " | ".join(cell if i == 1 else md_escape(cell) for cell in line) + " |"
             for i, line in enumerate(lines)

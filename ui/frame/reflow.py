@@ -2,9 +2,10 @@
 
 WCAG 1.4.10 (reflow) asks that a page 320 px wide never scrolls sideways: Streamlit's columns
 stack there already, and a wide matrix or formula scrolls inside its own box (``CHART_CSS``'s
-``figs-`` boxes, KaTeX's and the data frames' own). WCAG 2.5.8 (target size, minimum) asks for
-targets of at least 24 × 24 px, or 24 px of room around a smaller one. Streamlit draws a few
-smaller ones; ``REFLOW_CSS`` gives them the 24 px, with what they show unchanged and centred:
+``figs-`` boxes, KaTeX's, the data frames' own, and ``REFLOW_CSS``'s for a table of text).
+WCAG 2.5.8 (target size, minimum) asks for targets of at least 24 × 24 px, or 24 px of room
+around a smaller one. Streamlit draws a few smaller ones; ``REFLOW_CSS`` gives them the 24 px,
+with what they show unchanged and centred:
 
 - a help icon (the "?" beside a label, 16 px): inside a switch's label it touched the label, a
   target of its own;
@@ -20,4 +21,5 @@ REFLOW_CSS = """<style>
 .stApp [data-testid="stTab"] { min-width: 24px; justify-content: center; }
 .stApp :is([data-testid="stTabsScrollLeft"], [data-testid="stTabsScrollRight"]) {
   min-width: 24px; }
+.stApp [class*="st-key-text_table_"] { overflow-x: auto; }
 </style>"""
