@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser
 
-from tests.e2e.harness import Server, Session, new_session, screenshot
+from tests.e2e.harness import Server, Session, new_session, query, screenshot
 from ui.frame.page import PAGES
 
 pytestmark = pytest.mark.e2e
@@ -140,7 +140,14 @@ class Narrow:
         """(what scrolls or runs sideways, the targets too small or hidden) on a page."""
         if (lang, path) not in self.found:
             page = self.session.page
-            self.session.open(f"{path}?lang={lang}")
+            link = f"{path}?lang={lang}"
+            shown = query(page) if page.url.startswith(self.session.base) else None
+            folded = page.locator("[data-testid='stExpandSidebarButton']").is_visible()
+            if shown is not None and shown.get("lang", "en") == lang and set(shown) <= {"lang"}:
+                # the same settings, the sidebar folded away: through its link, no reload
+                (self.session.move if folded else self.session.open)(link)
+            else:
+                self.session.open(link)
             page.evaluate(DESCRIBE)
             sideways = page.evaluate(SIDEWAYS)
             targets = page.evaluate(TARGETS, "[data-testid='stMain']")
