@@ -189,12 +189,14 @@ def test_axe_finds_no_violation(
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_page_says_its_language_and_title(contexts: dict[str, Session], lang: str) -> None:
     """``<html lang>`` is the page's language and every page has its own title in it, after a
-    first load and after a move to another page in the app."""
+    first load and after each move to another page in the app (a first load of every page says
+    its English title too: ``test_e2e_pages.test_every_page_loads``)."""
     session = contexts["desktop"]
     page = session.page
     titles = []
     for file, key, _ in PAGES:
-        session.open(f"{url_path(file)}?lang={lang}")
+        link = f"{url_path(file)}?lang={lang}"
+        (session.open if file == PAGES[0][0] else session.move)(link)
         wait_lang(page, lang)
         page.wait_for_function("(t) => document.title === t", arg=title_of(key, lang))
         titles.append(page.title())

@@ -25,6 +25,7 @@ from tests.e2e.harness import (
     wait_heatmap,
 )
 from ui.draw.grid_plan import COMPACT_CELL_PX
+from ui.frame.components.page_lang import page_title
 from ui.frame.page import PAGES
 from ui.text.common import TEXT as FRAME_TEXT
 from ui.text.concat import TEXT as CONCAT_TEXT
@@ -43,6 +44,10 @@ def test_every_page_loads(session: Session, file: str, key: str) -> None:
     assert main.locator("h1").first.inner_text().strip()
     # the frame ran: its navigation names this page, and the link's seed reached the controls
     assert page.locator(SIDEBAR).get_by_text(FRAME_TEXT["en"][key], exact=True).count() == 1
+    # the document says the page's language and its own title (the frame's page_lang)
+    title = page_title(FRAME_TEXT["en"][key])
+    page.wait_for_function("(t) => document.title === t", arg=title)
+    assert page.evaluate("() => document.documentElement.lang") == "en"
     if file == "pages/10_learned.py":  # its own model: no shared control, the link keeps them
         assert page.locator(f"{SIDEBAR} .st-key-seed").count() == 0
         assert "seed=3" in page.url

@@ -229,6 +229,24 @@ def wait_drawn(page: Page) -> None:
     )
 
 
+# the charts' boxes, as a string, the same on three looks 100 ms apart: the rows have re-wrapped
+STEADY = """(width) => {
+    if (window.innerWidth !== width) { window.__boxes = []; return false; }
+    const boxes = [...document.querySelectorAll('.stPlotlyChart')].map((c) => {
+        const r = c.getBoundingClientRect(); return `${r.left},${r.top},${r.width}`; }).join(';');
+    const seen = (window.__boxes || []).concat([boxes]).slice(-3);
+    window.__boxes = seen;
+    return seen.length === 3 && seen.every((b) => b === boxes);
+}"""
+
+
+def wait_rewrapped(page: Page, width: int) -> None:
+    """After a resize, until the window has the new width and the charts' rows have re-wrapped
+    (the charts keep their size; only the rows they wrap into change)."""
+    page.evaluate("() => { window.__boxes = []; }")
+    page.wait_for_function(STEADY, arg=width, polling=100, timeout=WAIT_MS)
+
+
 def visits(
     browser: Browser, server: Server, screens: list[Screen], half: tuple[str, ...]
 ) -> Iterator[Visit]:
@@ -271,7 +289,7 @@ def visits(
                 for screen in screens:
                     if screen is not first:
                         page.set_viewport_size({"width": screen.width, "height": screen.height})
-                        page.wait_for_timeout(400)  # the rows re-wrap; the charts keep their size
+                        wait_rewrapped(page, screen.width)
                         wait_drawn(page)
                     measured = page.evaluate(MEASURE)
                     if (
