@@ -27,6 +27,7 @@ from tests.e2e.harness import (
     wait_heatmap,
     wait_query,
 )
+from ui.frame.navigation import slug
 from ui.frame.page import PAGES
 from ui.text.common import TEXT as FRAME_TEXT
 from ui.text.softmax import TEXT as SOFTMAX_TEXT
@@ -120,10 +121,9 @@ def test_sidebar_links_keep_every_value(session: Session) -> None:
         p for p in PAGES if p[0] == "pages/3_softmax.py"
     ]
     for file, key, _group in order:
-        slug = "" if file == "app.py" else file.split("_", 1)[1].removesuffix(".py")
         link = page.locator(SIDEBAR).locator("a[data-testid='stPageLink-NavLink']")
         link.filter(has_text=FRAME_TEXT["en"][key]).click()
-        page.wait_for_function(f"() => location.pathname === '/{slug}'")
+        page.wait_for_function(f"() => location.pathname === '/{slug(file)}'")
         settle(page)
         if file == "pages/10_learned.py":  # its own model: none of the lab's settings drawn
             assert page.locator(SIDEBAR).locator("[data-testid='stTextInput']").count() == 0

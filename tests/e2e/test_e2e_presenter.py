@@ -33,7 +33,7 @@ from tests.e2e.harness import (
     wait_query,
 )
 from tests.e2e.test_e2e_serve import serve_script
-from ui.frame.navigation import neighbour_names
+from ui.frame.navigation import neighbour_names, slug
 from ui.frame.page import PAGES
 from ui.text import translator
 from ui.text.common import TEXT as FRAME_TEXT
@@ -49,10 +49,6 @@ LOAD_MS = 90_000  # a page's first visit on a busy machine imports its modules
 def shoot(page: Page, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=SHOTS / f"{name}.png")
-
-
-def slug(path: str) -> str:
-    return path.removesuffix(".py").partition("_")[2]
 
 
 def read_qr(page: Page) -> str:
