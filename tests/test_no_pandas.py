@@ -1,33 +1,28 @@
-"""The app serves every page without importing pandas (a process is about 5 MB and an import
-lighter): a real ``streamlit run`` (AppTest skips Streamlit's lazy-dataframe check, which
-imports it), every page in both languages, on a screen and in presenter mode, opened over the
-websocket as a browser opens it; the server writes down where pandas was first imported from."""
+"""The app serves every page without importing pandas (about 40 MB a process): a real
+``streamlit run`` (AppTest skips Streamlit's lazy-dataframe check, which imports it), every
+page in both languages, on a screen and in presenter mode, opened over the websocket as a
+browser opens it; the server writes down where pandas was first imported from."""
 
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
-import subprocess
-import sys
 import textwrap
 import threading
-import time
-import urllib.request
+import urllib.parse
 from pathlib import Path
 
-from bench.common import free_port
 from bench.wsclient import Session
+from tests.e2e.harness import start_server
+from ui.frame.navigation import slug
 from ui.frame.page import PAGES
 
-ROOT = Path(__file__).resolve().parent.parent
-
-# ``streamlit run app.py`` with a finder that writes the stack of the first import of pandas
-SERVER = textwrap.dedent(
+# Streamlit's command line (``run app.py`` and the server's options follow the log's path) with
+# a finder that writes the stack of the first import of pandas into the log
+WATCHED = textwrap.dedent(
     """
     import sys, traceback, importlib.abc
 
-    log, port = sys.argv[1], sys.argv[2]
+    log = sys.argv[1]
 
     class Watch(importlib.abc.MetaPathFinder):
         def find_spec(self, name, path, target=None):
@@ -39,15 +34,10 @@ SERVER = textwrap.dedent(
     sys.meta_path.insert(0, Watch())
     from streamlit.web.cli import main
 
-    sys.argv = ["streamlit", "run", "app.py", "--server.headless", "true",
-                "--server.address", "127.0.0.1", "--server.port", port]
+    sys.argv = ["streamlit", *sys.argv[2:]]
     main()
     """
 )
-
-
-def slug(file: str) -> str:
-    return "" if file == "app.py" else file.split("_", 1)[1].removesuffix(".py")
 
 
 async def visit_every_page(port: int) -> list[str]:
@@ -64,45 +54,18 @@ async def visit_every_page(port: int) -> list[str]:
     return errors
 
 
-def start(log: Path) -> tuple[subprocess.Popen, int]:
-    """The watched server, healthy, on a free port (another, if one is taken meanwhile)."""
-    for _attempt in range(3):
-        port = free_port()
-        server = subprocess.Popen(
-            [sys.executable, "-c", SERVER, str(log), str(port)],
-            cwd=ROOT,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        deadline = time.monotonic() + 90
-        while server.poll() is None and time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
-                    return server, port
-            except OSError:
-                time.sleep(0.2)
-        stop(server)
-    raise AssertionError("no healthy server in three attempts")
-
-
-def stop(server: subprocess.Popen) -> None:
-    if server.poll() is None:
-        os.killpg(server.pid, signal.SIGTERM)
-    server.wait(timeout=15)
-
-
 def test_no_page_imports_pandas(tmp_path: Path) -> None:
     log = tmp_path / "pandas.txt"
-    server, port = start(log)
+    server = start_server("no-pandas", launcher=("-c", WATCHED, str(log)))
     try:
         errors: list[str] = []
+        port = urllib.parse.urlsplit(server.url).port
         # a thread of its own: after the browser tests, playwright's loop runs in this one
         runner = threading.Thread(target=lambda: errors.extend(asyncio.run(visit_every_page(port))))
         runner.start()
         runner.join(timeout=240)
         assert not runner.is_alive(), "the visits did not end"
     finally:
-        stop(server)
+        server.stop()
     assert errors == []
     assert not log.exists(), "pandas was imported, first from:\n" + log.read_text()[:4000]

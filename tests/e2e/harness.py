@@ -24,6 +24,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 import llm
 from ui.frame.components.page_lang import page_title
+from ui.frame.navigation import slug
 from ui.frame.page import PAGES
 from ui.text.common import TEXT as FRAME_TEXT
 from ui.turn.progress import STORE_KEY
@@ -101,17 +102,23 @@ def http_status(url: str, timeout: float = 5.0) -> int:
         return 0
 
 
-def start_server(name: str, python: str = sys.executable, cwd: Path = ROOT) -> Server:
+def start_server(
+    name: str,
+    python: str = sys.executable,
+    cwd: Path = ROOT,
+    launcher: tuple[str, ...] = ("-m", "streamlit"),
+) -> Server:
     """Start ``streamlit run app.py`` on a free local port and wait until it is healthy.
 
     If another program takes the port between the check and the start, the next free port is
-    tried.
+    tried. ``launcher``: what runs Streamlit's command line, given ``run app.py`` and the
+    server's options after it (a script that watches the server, ``tests/test_no_pandas.py``).
     """
     ARTIFACTS.mkdir(exist_ok=True)
     log = ARTIFACTS / f"server-{name}.log"
     for _attempt in range(3):
         port = free_port()
-        command = [python, "-m", "streamlit", "run", "app.py", "--server.headless", "true"]
+        command = [python, *launcher, "run", "app.py", "--server.headless", "true"]
         command += ["--server.address", "127.0.0.1", "--server.port", str(port)]
         with log.open("w") as out:
             process = subprocess.Popen(
@@ -190,6 +197,17 @@ class Session:
     def move(self, path: str) -> None:
         """Another page with the same settings, in the same document (``move``)."""
         move(self.page, path)
+
+    def go(self, path: str) -> None:
+        """Moved to when this document shows the app with the settings ``path``'s query asks
+        (``lang=en``, the contexts' language, is left out of the address bar as a default is),
+        else loaded (``open``)."""
+        asked = urllib.parse.parse_qsl(urllib.parse.urlsplit(path).query)
+        settings = {name: value for name, value in asked if (name, value) != ("lang", "en")}
+        if self.page.url.startswith(self.base) and query(self.page) == settings:
+            self.move(path)
+        else:
+            self.open(path)
 
 
 def new_session(
@@ -282,8 +300,8 @@ def move(page: Page, path: str) -> None:
 
 
 def url_path(file: str) -> str:
-    """``app.py`` -> ``/``; ``pages/3_softmax.py`` -> ``/softmax``."""
-    return "/" if file == "app.py" else "/" + file.split("_", 1)[1].removesuffix(".py")
+    """``app.py`` -> ``/``; ``pages/3_softmax.py`` -> ``/softmax`` (the app's ``slug``)."""
+    return "/" + slug(file)
 
 
 def reported(page: Page | Frame, timeout_ms: float = WAIT_MS) -> None:

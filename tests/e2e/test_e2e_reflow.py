@@ -15,14 +15,14 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser
 
-from tests.e2e.harness import Server, Session, new_session, query, screenshot
+from tests.e2e.harness import Server, Session, new_session, screenshot, url_path
 from ui.frame.page import PAGES
 
 pytestmark = pytest.mark.e2e
 
 VIEWPORT = (320, 800)  # 1280 × 3200 zoomed to 400 %: the width WCAG names, a few screens high
 LANGS = ("en", "fr")
-PATHS = ["/" + path.removesuffix(".py").partition("_")[2] for path, _, _ in PAGES]
+PATHS = [url_path(path) for path, _, _ in PAGES]
 # an element as a selector a person can find: its key's class, its test id, its tag and words
 DESCRIBE = """() => {
     window.__describe = (el) => {
@@ -140,14 +140,9 @@ class Narrow:
         """(what scrolls or runs sideways, the targets too small or hidden) on a page."""
         if (lang, path) not in self.found:
             page = self.session.page
-            link = f"{path}?lang={lang}"
-            shown = query(page) if page.url.startswith(self.session.base) else None
+            # moved to through the sidebar's link while it is folded away, else loaded
             folded = page.locator("[data-testid='stExpandSidebarButton']").is_visible()
-            if shown is not None and shown.get("lang", "en") == lang and set(shown) <= {"lang"}:
-                # the same settings, the sidebar folded away: through its link, no reload
-                (self.session.move if folded else self.session.open)(link)
-            else:
-                self.session.open(link)
+            (self.session.go if folded else self.session.open)(f"{path}?lang={lang}")
             page.evaluate(DESCRIBE)
             sideways = page.evaluate(SIDEWAYS)
             targets = page.evaluate(TARGETS, "[data-testid='stMain']")
