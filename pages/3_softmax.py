@@ -166,8 +166,8 @@ def readable_code(tau: float, scale: bool, moved: bool) -> None:
 def what_ifs() -> None:
     """The what-ifs and everything they change, a section that reruns alone: the temperature,
     the √d_k switch and the token chips, S, the mask, A and its entropies, the tables, the
-    readable code's agreement and the note above the exercise. The √d_k measurement between
-    them depends on none of them; it stays in the section, in the page's order."""
+    readable code's agreement and the note on the exercise. The √d_k measurement depends on
+    none of them: it follows the section, outside it, and is not sent again on a change."""
     st.subheader(t("whatif"), anchor=False)
     st.write(t("whatif_intro"))
     tau, scale, chips_col = what_if_controls()
@@ -182,7 +182,6 @@ def what_ifs() -> None:
         st.caption(following(labels, i, s.lang))
     maps(softmax_figures(s.setting, Look.of(s), s.head, tau, scale, i), head)
     tables(head)
-    why_sqrt()
     readable_code(tau, scale, moved)
     if moved:
         st.info(t("turn_note"), icon=":material/info:")
@@ -190,4 +189,5 @@ def what_ifs() -> None:
 
 # --- the what-ifs: a temperature and the √d_k switch (the chapter: τ = 1, with √d_k)
 what_ifs()
+why_sqrt()
 your_turn(s.lang, s.lab, "softmax", s.head, s.causal)  # the chapter's lab: τ = 1, with √d_k
