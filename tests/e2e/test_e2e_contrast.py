@@ -99,25 +99,30 @@ def measured_numbers(page: Page) -> list[dict]:
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
-@pytest.mark.parametrize("slug", PAGES)
 def test_every_number_on_a_cell_reads_at_four_and_a_half(
-    browser: Browser, server: Server, slug: str, theme: str
+    browser: Browser, server: Server, theme: str
 ) -> None:
+    """The pages with the most numbers on cells, the first one loaded and the next ones opened
+    from it in the app (``Session.go``), each measured in the theme."""
     session = new_session(browser, server.url, viewport=VIEWPORT)
     page = session.page
+    low: dict[str, list] = {}
     try:
         page.emulate_media(color_scheme=theme)
-        session.open(f"/{slug}{CHAPTER_9}")
-        settle(page)
-        numbers = measured_numbers(page)
-        assert len(numbers) >= 25  # at least one 5 × 5 matrix of the five tokens
-        low = sorted(numbers, key=lambda n: n["ratio"])[:5]
-        assert all(n["ratio"] >= 4.5 for n in numbers), [
-            (n["text"], n["fill"], n["cell"], round(n["ratio"], 2)) for n in low
-        ]
-        assert exceptions(page) == [] and session.console.errors == []
+        for slug in PAGES:
+            session.go(f"/{slug}{CHAPTER_9}")
+            settle(page)
+            numbers = measured_numbers(page)
+            assert len(numbers) >= 25, slug  # at least one 5 × 5 matrix of the five tokens
+            screenshot(page, f"contrast_{slug}_{theme}")
+            if any(n["ratio"] < 4.5 for n in numbers):
+                low[slug] = [
+                    (n["text"], n["fill"], n["cell"], round(n["ratio"], 2))
+                    for n in sorted(numbers, key=lambda n: n["ratio"])[:5]
+                ]
+            assert exceptions(page) == [] and session.console.errors == [], slug
+        assert low == {}, low
     finally:
-        screenshot(page, f"contrast_{slug}_{theme}")
         page.context.close()
 
 
