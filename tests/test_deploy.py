@@ -54,6 +54,29 @@ def test_every_config_key_is_a_streamlit_option() -> None:
     assert not unknown, f"not options of the installed streamlit: {sorted(unknown)}"
 
 
+def test_no_page_needs_magic_which_is_off() -> None:
+    """Magic (a bare expression written to the page) is off, so that the server never parses a
+    page with ast.parse (not thread-safe on Python 3.11): no page has an expression that magic
+    would have drawn (a bare value that is not a call or a docstring)."""
+    import ast
+
+    assert flatten(CONFIG)["runner.magicEnabled"] is False
+    bare = []
+    for path in ["app.py", *(file for file, _, _ in PAGES if file != "app.py")]:
+        for node in ast.walk(ast.parse((ROOT / path).read_text(encoding="utf-8"))):
+            body = getattr(node, "body", None)
+            for i, statement in enumerate(body if isinstance(body, list) else []):
+                value = getattr(statement, "value", None)
+                docstring = (
+                    i == 0 and isinstance(value, ast.Constant) and isinstance(value.value, str)
+                )
+                if isinstance(statement, ast.Expr) and not (
+                    isinstance(value, (ast.Call, ast.Await, ast.Yield, ast.YieldFrom)) or docstring
+                ):
+                    bare.append(f"{path}:{statement.lineno}")
+    assert bare == []
+
+
 def test_config_is_ready_for_a_public_server() -> None:
     flat = flatten(CONFIG)
     assert flat["server.fileWatcherType"] == "none"
