@@ -3,6 +3,7 @@ exactly requirements.txt in a fresh virtual environment."""
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import re
@@ -58,11 +59,9 @@ def test_no_page_needs_magic_which_is_off() -> None:
     """Magic (a bare expression written to the page) is off, so that the server never parses a
     page with ast.parse (not thread-safe on Python 3.11): no page has an expression that magic
     would have drawn (a bare value that is not a call or a docstring)."""
-    import ast
-
     assert flatten(CONFIG)["runner.magicEnabled"] is False
     bare = []
-    for path in ["app.py", *(file for file, _, _ in PAGES if file != "app.py")]:
+    for path in (file for file, _, _ in PAGES):  # app.py and every page
         for node in ast.walk(ast.parse((ROOT / path).read_text(encoding="utf-8"))):
             body = getattr(node, "body", None)
             for i, statement in enumerate(body if isinstance(body, list) else []):
