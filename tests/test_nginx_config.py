@@ -70,6 +70,7 @@ def test_serve_script_fills_the_template_the_same_way() -> None:
     assert "STREAMLIT_SERVER_COOKIE_SECRET" in script  # one XSRF secret for every process
 
 
+@pytest.mark.deploy
 @pytest.mark.usefixtures("nginx")
 def test_nginx_accepts_the_config(tmp_path: Path) -> None:
     conf = tmp_path / "nginx.conf"
@@ -80,6 +81,7 @@ def test_nginx_accepts_the_config(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
 
 
+@pytest.mark.deploy
 def test_static_files_get_a_gzip_copy_of_every_text_file(tmp_path: Path) -> None:
     """deploy/static_assets.py copies every file Streamlit serves under /static/ and writes a
     .gz beside each text file that decompresses to it; fonts and images stay as they are."""
@@ -104,6 +106,7 @@ def _get(url: str, gzip_ok: bool = True) -> tuple[dict[str, str], bytes]:
         return {k.lower(): v for k, v in response.headers.items()}, response.read()
 
 
+@pytest.mark.deploy
 @pytest.mark.usefixtures("nginx")
 def test_nginx_sends_streamlits_files_itself_compressed() -> None:
     """Behind nginx, /static/ never reaches a Streamlit process (none runs here): a browser that
@@ -244,6 +247,7 @@ def _ask(url: str, **headers: str) -> tuple[str, str]:
         return answer.read().decode(), answer.headers.get("Set-Cookie", "")
 
 
+@pytest.mark.deploy
 @pytest.mark.usefixtures("nginx")
 def test_a_browser_stays_on_one_process_with_or_without_its_cookie(tmp_path: Path) -> None:
     """The cookie decides when the browser sends it; a browser that sends none (a frame inside
@@ -288,6 +292,7 @@ def _headers_seen(url: str, **headers: str) -> dict[str, list[str]]:
     return seen
 
 
+@pytest.mark.deploy
 @pytest.mark.usefixtures("nginx")
 def test_a_process_is_given_the_address_the_browser_used_port_included(tmp_path: Path) -> None:
     """Streamlit opens a page's websocket only when its Origin names the Host it is given, and
@@ -322,6 +327,7 @@ def test_a_process_is_given_the_address_the_browser_used_port_included(tmp_path:
         assert seen["x-forwarded-for"] == ["203.0.113.7, 127.0.0.1"]
 
 
+@pytest.mark.deploy
 @pytest.mark.usefixtures("nginx")
 def test_over_https_the_cookie_also_goes_with_a_frame_of_another_site(tmp_path: Path) -> None:
     with _nginx_in_front_of(["a", "b"], tmp_path) as base:
@@ -331,6 +337,7 @@ def test_over_https_the_cookie_also_goes_with_a_frame_of_another_site(tmp_path: 
         assert cookie.endswith("; Path=/; HttpOnly; SameSite=Lax")
 
 
+@pytest.mark.deploy
 @pytest.mark.usefixtures("nginx")
 def test_a_download_is_found_whichever_process_it_reaches_first(tmp_path: Path) -> None:
     """Only its session's process has a download's file; the others answer 404, and nginx asks

@@ -11,6 +11,8 @@ import threading
 import urllib.parse
 from pathlib import Path
 
+import pytest
+
 from bench.wsclient import Session
 from tests.e2e.harness import start_server
 from ui.frame.navigation import slug
@@ -54,6 +56,7 @@ async def visit_every_page(port: int) -> list[str]:
     return errors
 
 
+@pytest.mark.slow  # a real server opened on every page: scripts/test.sh, not the quick loop
 def test_no_page_imports_pandas(tmp_path: Path) -> None:
     log = tmp_path / "pandas.txt"
     server = start_server("no-pandas", launcher=("-c", WATCHED, str(log)))
