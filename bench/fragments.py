@@ -22,6 +22,7 @@ import time
 
 import numpy as np
 
+from bench import floor
 from bench.browser import (
     ARGS,
     CHARTS_HOLD_JS,
@@ -93,6 +94,9 @@ SUMS_JS = """
   return sum;
 })
 """
+
+# Streamlit's own floor beside them (``bench.floor``): /softmax's section, its charts alone
+FLOOR_PAGE, FLOOR_KEYS = "pages/3_softmax.py", ("scaled", "masked", "pattern", "row_entropy")
 
 PAGES = {
     # slug: (file, the fragment's control, the full reruns beside it)
@@ -232,6 +236,9 @@ def run(quick: bool = False) -> dict:
             with streamlit_server() as server:
                 for slug in PAGES:
                     result["pages"].append(_page_run(browser, server, slug, rounds))
+            query = {k: CHAPTER9[k] for k in ("text", "d_model", "n_heads")} | {"seed": 0}
+            specs = floor.section_specs(FLOOR_PAGE, query, FLOOR_KEYS)
+            result["floor"] = floor.run(browser, specs, rounds)
         finally:
             browser.close()
     result["loadavg_end"] = loadavg()
@@ -268,6 +275,10 @@ def _checks(result: dict) -> list[dict]:
                 context(f"/{slug}: server CPU of a {local} change / a language switch", same, "")
             )
         out.append(check(f"/{slug}: exceptions shown", p["errors"], 0, ""))
+    for app in result.get("floor", {}).get("apps", []):
+        what = "1 chart" if app["charts"] == 1 else f"/softmax's {app['charts']} charts"
+        name = f"bare Streamlit fragment, slider + {what}: key -> redrawn (median)"
+        out.append(context(name, app["ms"].get("median"), "ms"))
     return out
 
 
@@ -297,6 +308,16 @@ def render(r: dict) -> list[str]:
                 f"{ms.get('p95', 0):.0f} | {parts} | {drv.get('median', 0):.0f} | "
                 f"{v['server_cpu_ms']:.1f} |"
             )
+    if "floor" in r:
+        lines += floor.render_rows(r["floor"])
+        lines += [
+            "",
+            "*bare app*: Streamlit's own floor (`bench/floor.py`), a page that holds only an "
+            "`st.fragment` with a slider and charts: the first of /softmax's section, then all "
+            "of them, the same figures. A changed chart is a new element to Streamlit 1.67 (its "
+            "id hashes the figure), so the browser draws it anew; the section's charts change "
+            "with every τ.",
+        ]
     lines += ["", f"Load average {r['loadavg_start']} → {r['loadavg_end']}."]
     return lines
 

@@ -1,0 +1,160 @@
+"""Streamlit's own floor for a section that reruns alone: a bare app, the same control and charts.
+
+What a change of /softmax's temperature cannot go under, measured beside it (``bench.fragments``):
+a page that holds nothing but an ``st.fragment`` with a slider and charts. Each key press changes
+every chart's spec (its ``layout.meta`` takes the slider's value, which plotly does not draw), so
+Streamlit mounts each chart again, as it does on the lab's page, where a new τ changes every
+number of the section. Two apps: one chart (the section's first), and the section's charts, the
+very figures the page draws at chapter 9's setting (read with AppTest).
+
+- **Time**: from the key event to the frame after which every chart holds the new value and the
+  app is idle again (the page's own clock, as ``bench.fragments``).
+- **Server CPU**: the process's CPU time per change, key to 150 ms after the screen settled.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from bench.browser import SPLIT_JS, TIMING_JS, _split_summary
+from bench.common import ROOT, streamlit_server, summary
+
+# the bare app: one slider in a fragment, the charts under it, sent as the lab sends them (the
+# figure's own dict, no plotly object, no template), nothing else on the page
+APP = """
+import json
+from pathlib import Path
+
+import streamlit as st
+from plotly.basedatatypes import BaseFigure
+
+
+class Sent(BaseFigure):
+    def __init__(self, spec):
+        self._spec = spec
+
+    def to_dict(self):
+        return self._spec
+
+
+SPECS = json.loads((Path(__file__).parent / "specs.json").read_text())
+CONFIG = {"displayModeBar": False}
+
+
+@st.fragment
+def section():
+    tau = st.slider("temperature", 0.05, 20.0, 1.0, step=0.05, key="temperature")
+    count = int(st.query_params.get("charts", len(SPECS)))
+    for i, spec in enumerate(SPECS[:count]):
+        layout = {**spec["layout"], "meta": tau}
+        st.plotly_chart(Sent({"data": spec["data"], "layout": layout}), key=f"chart{i}",
+                        config=CONFIG, theme=None)
+
+
+section()
+"""
+
+# true once every chart holds the slider's value and the app is idle again
+HOLDS_JS = """
+(want) => {
+  const b = window.__bench;
+  const states = b.states || [];
+  const last = states[states.length - 1];
+  if (!last || last[1] !== 'notRunning') return false;
+  const gds = [...document.querySelectorAll('.js-plotly-plot')];
+  const holds = (gd) => gd._fullLayout && Math.abs(gd._fullLayout.meta - want) < 1e-9;
+  if (!gds.length || !gds.every(holds)) return false;
+  b.settled = performance.now();
+  return true;
+}
+"""
+
+
+def section_specs(path: str, query: dict, keys: tuple[str, ...]) -> list[dict]:
+    """The figures a page draws under the chart keys ``keys`` at ``query``, in page order
+    (an AppTest run)."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / path), default_timeout=60)
+    for key, value in query.items():
+        at.query_params[key] = str(value)
+    at.run()
+    charts = at.get("plotly_chart")
+    return [json.loads(c.proto.spec) for c in charts if c.proto.id.rsplit("-", 1)[-1] in keys]
+
+
+def run(browser, specs: list[dict], rounds: int) -> dict:
+    """The bare app with one chart, then with every chart of ``specs``: each ``rounds``
+    arrow keys on the slider, timed as ``bench.fragments`` times the page's."""
+    from bench.fragments import GRACE_S, QUIET_JS, STATE_JS  # (fragments imports this module)
+
+    waits = (STATE_JS, QUIET_JS, GRACE_S)
+    folder = Path(tempfile.mkdtemp(prefix="attention-lab-floor-"))
+    try:
+        (folder / "app.py").write_text(APP)
+        (folder / "specs.json").write_text(json.dumps(specs))
+        shutil.copytree(ROOT / ".streamlit", folder / ".streamlit")
+        out = {"charts": len(specs), "apps": []}
+        with streamlit_server(root=folder) as server:
+            for count in sorted({1, len(specs)}):
+                out["apps"].append(_app_run(browser, server, count, rounds, waits))
+        return out
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _app_run(browser, server, count: int, rounds: int, waits: tuple[str, str, float]) -> dict:
+    """One app: ``rounds`` changes of the slider, each timed and its server CPU read;
+    ``waits``: ``bench.fragments``' script-state stamps, its quiet page, its grace after."""
+    state_js, quiet_js, grace_s = waits
+    context_ = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 900})
+    context_.add_init_script(TIMING_JS + state_js)
+    page = context_.new_page()
+    ms, splits, cpu_s = [], [], 0.0
+    try:
+        page.goto(f"{server.url}/?charts={count}")
+        page.wait_for_function(HOLDS_JS, arg=1.0, polling="raf", timeout=120e3)
+        tau = 1.0
+        for _ in range(rounds):
+            page.wait_for_function(quiet_js, polling=100, timeout=60e3)
+            tau = round(tau + 0.05, 2)
+            cpu0 = server.cpu()
+            slider = '.st-key-temperature input[type="range"], .st-key-temperature [role="slider"]'
+            page.locator(slider).first.focus()
+            page.keyboard.press("ArrowRight")
+            page.wait_for_function(HOLDS_JS, arg=tau, polling="raf", timeout=20e3)
+            time.sleep(grace_s)
+            cpu_s += server.cpu() - cpu0
+            split = page.evaluate(SPLIT_JS)
+            if split:
+                ms.append(split["total"])
+                splits.append(split)
+    finally:
+        context_.close()
+    return {
+        "charts": count,
+        "n": len(ms),
+        "ms": summary(ms),
+        "split_ms": _split_summary(splits),
+        "server_cpu_ms": cpu_s * 1e3 / max(1, rounds),
+    }
+
+
+def render_rows(floor: dict) -> list[str]:
+    """The floor's rows for the fragments table: the bare app with one chart and with all."""
+    rows = []
+    for app in floor["apps"]:
+        ms, sp = app["ms"], app.get("split_ms", {})
+        parts = " | ".join(
+            f"{sp.get(k, {}).get('median', 0):.0f}" for k in ("to_send", "server", "render")
+        )
+        what = "1 chart" if app["charts"] == 1 else f"the section's {app['charts']} charts"
+        rows.append(
+            f"| bare app | slider + {what} (fragment) | {app['n']} | {ms.get('median', 0):.0f} | "
+            f"{ms.get('p95', 0):.0f} | {parts} | – | {app['server_cpu_ms']:.1f} |"
+        )
+    return rows
