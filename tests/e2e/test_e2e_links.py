@@ -14,6 +14,7 @@ from tests.e2e.harness import (
     DEFAULT_TEXT,
     SIDEBAR,
     Server,
+    Session,
     choose,
     exceptions,
     expected_head,
@@ -121,6 +122,44 @@ def test_a_copied_link_shows_the_same_numbers_in_another_browser(
         screenshot(second.page, "shared_link_second_browser")
         first.page.context.close()
         second.page.context.close()
+
+
+def _row_softmax(scores: np.ndarray) -> np.ndarray:
+    e = np.exp(scores - scores.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def test_back_and_forward_open_another_page_on_its_link(session: Session) -> None:
+    """Back and Forward to another page keep the link's settings, in the page and in the
+    address bar (Streamlit alone drops them there: the page opened in English on the
+    defaults), and the page's own value, τ."""
+    settings = {"lang": "fr", "d_model": "16", "n_heads": "8", "seed": "7", "causal": "false"}
+    page = session.page
+    session.open("/softmax?" + urllib.parse.urlencode(settings | {"temperature": "0.5"}))
+    scaled, _ = expected_head(16, 8, 7, head=0, causal=False)
+    shown = scaled / 0.5  # S / (τ √d_k), τ = 0.5
+    wait_heatmap(page, 0, shown)
+    wait_heatmap(page, 1, _row_softmax(shown))  # no mask: every key of every row
+
+    page.locator(SIDEBAR).locator("a[href='mix']").click()
+    page.wait_for_function("location.pathname === '/mix'")
+    settle(page)
+    page.go_back()
+    page.wait_for_function("location.pathname === '/softmax'")
+    settle(page)
+    wait_query(page, **settings, temperature="0.5")
+    wait_heatmap(page, 0, shown)
+    wait_heatmap(page, 1, _row_softmax(shown))
+    assert sidebar_values(page)["seed"] == "7"
+    assert page.evaluate("document.documentElement.lang") == "fr"
+
+    page.go_forward()
+    page.wait_for_function("location.pathname === '/mix'")
+    settle(page)
+    wait_query(page, **settings)
+    assert sidebar_values(page)["seed"] == "7"
+    assert page.evaluate("document.documentElement.lang") == "fr"
+    assert exceptions(page) == [] and session.console.errors == []
 
 
 LONG_TEXT = "word " * 2000  # 10 000 characters

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import llm
 from ui import classroom
@@ -104,6 +105,8 @@ def frame(page: str, values: tuple[Value, ...] = (), uses: Collection[str] = SHA
     sidebar and in presenter mode's bar; the others keep their values in the session and the
     link (the learned-heads page has its own model: ``uses=()``).
     """
+    current = page_file(page)
+    _back_or_forward(current)
     present = _presenting()
     st.set_page_config(
         page_title="Attention Lab",
@@ -117,9 +120,9 @@ def frame(page: str, values: tuple[Value, ...] = (), uses: Collection[str] = SHA
         CHART_CSS + EDITOR_CSS + STORE_CSS + REFLOW_CSS + (PRESENT_CSS if present else SWITCH_CSS)
     )
     _check_link(values)
-    current = page_file(page)
     classroom.arrive(current, values, _path_of)  # a followed teacher's change, before any control
     lang, shared, summary, bar = _sidebar(current, present, uses)
+    _link_back()
     hidden = st.container()  # the document's language and title, the live region: one place
     t = translator(TEXT, lang)
     with hidden:
@@ -146,6 +149,41 @@ def frame(page: str, values: tuple[Value, ...] = (), uses: Collection[str] = SHA
         present=present,
         values=mine,
     )
+
+
+# what Back or Forward reads from the link again: the shared settings (a class is left as it is)
+LINK_KEYS = tuple(key for key in SHARED_KEYS if key != "class")
+
+
+def _back_or_forward(current: str) -> None:
+    """The browser's Back or Forward to another page opens it on its link's settings, as the
+    link would.
+
+    Streamlit 1.67 drops a link's URL-bound values on such a page change when their binding was
+    made by the page left (every page draws the shared controls, each under its own binding),
+    and the page would open on the defaults, in English. So the session forgets the shared
+    settings, and one more run at once reads them from the link as a first visit does, repairs
+    included; that run writes the whole link back to the address bar (``_link_back``), from
+    which the dropped values had been taken out. A page's own values (τ, the layers, ...) stay
+    the session's: Streamlit's browser side writes a page it leaves into the history without
+    them. Back or Forward within a page is Streamlit's own: the link's values win there.
+    """
+    ss = st.session_state
+    shown, ss["_page_shown"] = ss.get("_page_shown"), current
+    ctx = get_script_run_ctx()
+    if ctx is None or not ctx.is_history_navigation or shown == current:
+        return
+    for key in (*LINK_KEYS, "_url_checked"):
+        if key in ss:
+            del ss[key]
+    ss["_history_step"] = True
+    st.rerun()
+
+
+def _link_back() -> None:
+    """After a Back or Forward (``_back_or_forward``): the link as the page now stands."""
+    if st.session_state.pop("_history_step", False):
+        st.query_params.update({})
 
 
 def _check_link(values: tuple[Value, ...]) -> None:
