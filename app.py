@@ -5,6 +5,7 @@ import streamlit as st
 
 from ui.classroom.join import join_box
 from ui.draw.tables import text_array, text_table
+from ui.frame.navigation import linked
 from ui.frame.page import frame
 from ui.text import translator
 from ui.text.home import TEXT
@@ -57,7 +58,7 @@ rows = [
 ]
 # a table of text: its cells wrap in a narrow column, where a dataframe's were cut
 text_table([t(name) for name in columns], rows, key="steps")
-st.page_link("pages/1_qkv.py", label=t("start"), icon=":material/play_arrow:")
+st.page_link(linked("pages/1_qkv.py"), label=t("start"), icon=":material/play_arrow:")
 
 # beyond the chapters' cells: experiments to run on the same numbers, one line and a link each
 st.markdown(f"**{t('beyond')}**")
@@ -74,7 +75,7 @@ BEYOND = [
 st.html(BEYOND_CSS)
 with st.container(key="beyond"):
     for path, key, icon in BEYOND:
-        st.page_link(path, label=t(key), icon=icon)
+        st.page_link(linked(path), label=t(key), icon=icon)
 
 with st.expander(t("caveat_title")):
     st.write(t("caveat"))

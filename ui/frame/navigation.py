@@ -7,9 +7,14 @@ presenter mode the bar links the previous and the next page instead.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
+from pathlib import Path
 
+import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.errors import StreamlitPageNotFoundError
+from streamlit.navigation.page import StreamlitPage
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from exercises import BY_PAGE, CELLS
 from ui.text import pick
@@ -48,15 +53,32 @@ def around(current: str, step: int) -> tuple[str, str] | None:
     return PAGES[j][:2] if 0 <= j < len(PAGES) else None
 
 
+def linked(path: str) -> StreamlitPage | None:
+    """The page of ``path`` as ``st.page_link`` takes it, made once a process; None where the
+    app has no such page (a page script run on its own, as AppTest opens one). Given a file
+    path, ``st.page_link`` looks the file up on the disk on every call (``os.path.realpath``):
+    a dozen links a run cost a tenth of a page's server CPU."""
+    ctx = get_script_run_ctx()
+    return _page(ctx.pages_manager.main_script_parent if ctx else Path.cwd(), path)
+
+
+@cache
+def _page(root: Path, path: str) -> StreamlitPage | None:
+    try:
+        return st.Page(root / path)
+    except StreamlitPageNotFoundError:
+        return None
+
+
 def neighbour(bar: DeltaGenerator, t: Callable[..., str], current: str, step: int) -> None:
     """The page ``step`` away from this one (-1: previous, +1: next) as a link in the bar."""
     if (page := around(current, step)) is not None:
         path, key = page
         number = t(key).partition(". ")[0]  # "3" of "3. Scale, mask, softmax"; "Home"
         icon = ":material/arrow_back:" if step < 0 else ":material/arrow_forward:"
-        try:
-            bar.page_link(path, label=number, icon=icon, help=t(key))
-        except StreamlitPageNotFoundError:  # a page run on its own has no page list
+        if (target := linked(path)) is not None:
+            bar.page_link(target, label=number, icon=icon, help=t(key))
+        else:  # a page run on its own has no page list
             bar.caption(t(key))
 
 
@@ -81,9 +103,8 @@ def navigation(box: DeltaGenerator, t: Callable[..., str], lang: str, done: set[
             group = page_group
         cell = BY_PAGE.get(slug(path))
         label = t(key) + (" ✓" if cell is not None and cell.id in done else "")
-        try:
-            box.page_link(path, label=label)
-        except StreamlitPageNotFoundError:
-            # a page script run on its own (AppTest opening a page file) has no page list
+        if (target := linked(path)) is not None:
+            box.page_link(target, label=label)
+        else:  # a page script run on its own (AppTest opening a page file) has no page list
             box.caption(label)
     box.caption(pick(TURN_TEXT, lang, "progress", done=len(done), total=len(CELLS)))
