@@ -64,8 +64,8 @@ def linked(path: str) -> StreamlitPage | None:
 
 @cache
 def _page(root: Path, path: str) -> StreamlitPage | None:
-    try:
-        return st.Page(root / path)
+    try:  # the home page is the app's default page: its URL path is "" (/), not /app
+        return st.Page(root / path, default=path == PAGES[0][0])
     except StreamlitPageNotFoundError:
         return None
 
