@@ -218,3 +218,20 @@ def markdown_rows(text: str) -> list[list[str]]:
         cells = re.split(r"(?<!\\)\|", line.strip())[1:-1]
         rows.append([re.sub(r"\\(.)", r"\1", cell).strip() for cell in cells])
     return [rows[0], *rows[2:]]
+
+
+def hidden_keys(at: AppTest) -> set[str]:
+    """The element keys the page hides (``ui.frame.shared.unused_css``: the shared settings it
+    does not use, drawn in their place so that the link keeps them)."""
+    for html in at.get("html"):
+        css = html.proto.body
+        if 'id="unused-settings"' in css:
+            return set(re.findall(r"\.st-key-([\w-]+)", css.split('id="unused-settings"')[1]))
+    return set()
+
+
+def shown_settings(at: AppTest) -> set[str]:
+    """The keys of the sidebar's settings and buttons a visitor sees (``hidden_keys`` left out)."""
+    side = at.sidebar
+    widgets = (*side.slider, *side.selectbox, *side.number_input, *side.text_input, *side.toggle)
+    return {w.key for w in (*widgets, *side.button, *side.radio)} - hidden_keys(at)

@@ -13,7 +13,15 @@ from streamlit.testing.v1 import AppTest
 import llm
 import llm.checkpoints
 from llm import behaviour
-from tests.apptest_pages import array_of, figure, link_opener, open_link, shown_text, z_of
+from tests.apptest_pages import (
+    array_of,
+    figure,
+    link_opener,
+    open_link,
+    shown_settings,
+    shown_text,
+    z_of,
+)
 from ui.lab.shared_cache import STORE
 from ui.text.learned import TEXT
 from ui.text.questions import TEXT as QUESTION_TEXT
@@ -234,7 +242,7 @@ def test_a_missing_model_file_is_reported_and_the_frame_still_works(
     # the pages as captions), without the lab's settings this page does not use
     assert at.sidebar.segmented_control(key="lang").value == "en"
     assert "10. Learned heads" in [c.value for c in at.sidebar.caption]
-    assert not at.sidebar.slider
+    assert not shown_settings(at)
     assert not at.get("plotly_chart")
 
 

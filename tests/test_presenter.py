@@ -13,7 +13,7 @@ import zxingcpp
 from streamlit.testing.v1 import AppTest
 
 import llm
-from tests.apptest_pages import open_link
+from tests.apptest_pages import hidden_keys, open_link, shown_settings
 from ui.frame.navigation import neighbour_names
 from ui.frame.presenter import base_address, class_link, link_params
 from ui.frame.qr import qr_svg
@@ -188,10 +188,11 @@ def test_the_bars_page_links_are_spoken_with_their_pages_name(
 def test_a_page_with_its_own_model_keeps_the_settings_out_of_the_bar() -> None:
     at = open_link(LEARNED, present="true", d_model="16", seed="7")
     (bar, *_) = at.main.children.values()
-    assert {w.key for w in (*bar.slider, *bar.selectbox, *bar.number_input)} == set()
+    drawn = {w.key for w in (*bar.slider, *bar.selectbox, *bar.number_input, *bar.button)}
+    assert drawn - hidden_keys(at) == set()  # drawn in their place, hidden: the link keeps them
     assert [w.key for w in bar.toggle] == ["present"]
     # nor in the sidebar; they stay in the session and the links, for the lesson pages after
-    assert not at.sidebar.slider and not at.sidebar.number_input
+    assert not shown_settings(at)
     assert at.session_state["d_model"] == 16 and at.session_state["seed"] == 7
     assert at.query_params["d_model"] == "16" and at.query_params["seed"] == "7"
     link = parse_qs(urlsplit(at.code[0].value).query)

@@ -125,8 +125,8 @@ def test_sidebar_links_keep_every_value(session: Session) -> None:
         link.filter(has_text=FRAME_TEXT["en"][key]).click()
         page.wait_for_function(f"() => location.pathname === '/{slug(file)}'")
         settle(page)
-        if file == "pages/10_learned.py":  # its own model: none of the lab's settings drawn
-            assert page.locator(SIDEBAR).locator("[data-testid='stTextInput']").count() == 0
+        if file == "pages/10_learned.py":  # its own model: none of the lab's settings shown
+            assert not page.locator(SIDEBAR).locator("[data-testid='stTextInput']").is_visible()
         else:
             assert sidebar_values(page) == values, file
         assert all(query(page).get(k) == v for k, v in url.items()), (file, page.url)

@@ -49,7 +49,7 @@ def test_every_page_loads(session: Session, file: str, key: str) -> None:
     page.wait_for_function("(t) => document.title === t", arg=title)
     assert page.evaluate("() => document.documentElement.lang") == "en"
     if file == "pages/10_learned.py":  # its own model: no shared control, the link keeps them
-        assert page.locator(f"{SIDEBAR} .st-key-seed").count() == 0
+        assert not page.locator(f"{SIDEBAR} .st-key-seed").is_visible()
         assert "seed=3" in page.url
     else:
         assert sidebar_values(page)["seed"] == "3", sidebar_values(page)

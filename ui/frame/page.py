@@ -4,12 +4,15 @@ Every control has a key, is bound to the URL (``bind="query-params"``) and persi
 so a copied link reproduces the exact numbers and the values hold across pages. A bad value in the
 URL is replaced by a valid one and the page says which and why. A page's own URL values are
 declared to the frame (``ui.frame.url_values``) and repaired the same way, and a page names the
-shared settings that act on it (``uses``): only those are drawn (``ui.frame.shared``).
+shared settings that act on it (``uses``): only those are shown (``ui.frame.shared``). The sidebar
+and presenter mode's bar are the app's, not the page's (``_app_wide``), so the browser's history
+holds one step per page and its Back and Forward read the settings from the link.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import streamlit as st
@@ -32,7 +35,7 @@ from ui.frame.presenter import (
 )
 from ui.frame.presenter import bar as presenter_bar
 from ui.frame.reflow import REFLOW_CSS
-from ui.frame.shared import PRESETS, SHARED, Shared, shared_controls
+from ui.frame.shared import PRESETS, SHARED, Shared, shared_controls, unused_css
 from ui.frame.url_check import SHARED_KEYS, check_url, page_values
 from ui.frame.url_values import Sizes, Value
 from ui.lab.compute import Lab, Setting, compute_lab
@@ -101,12 +104,11 @@ def frame(page: str, values: tuple[Value, ...] = (), uses: Collection[str] = SHA
     values the page itself owns (``ui.frame.url_values``: ``IntRange``, ``FloatRange``, ``Choice``,
     ``Flag``): a bad one is replaced by its default and reported with the shared ones, and the
     page reads the valid value as ``s.value(name)``. ``uses`` names the shared settings that act
-    on the page (``ui.frame.shared.SHARED``, all of them by default): only those are drawn, in the
-    sidebar and in presenter mode's bar; the others keep their values in the session and the
-    link (the learned-heads page has its own model: ``uses=()``).
+    on the page (``ui.frame.shared.SHARED``, all of them by default): only those are shown, in the
+    sidebar and in presenter mode's bar; the others are hidden in their place, their values kept
+    in the session and the link (the learned-heads page has its own model: ``uses=()``).
     """
     current = page_file(page)
-    _back_or_forward(current)
     present = _presenting()
     st.set_page_config(
         page_title="Attention Lab",
@@ -117,12 +119,17 @@ def frame(page: str, values: tuple[Value, ...] = (), uses: Collection[str] = SHA
     # the charts' text colours in the light and the dark theme, the code editors' type, the
     # hidden browser store, and the presenter's look: one element
     st.html(
-        CHART_CSS + EDITOR_CSS + STORE_CSS + REFLOW_CSS + (PRESENT_CSS if present else SWITCH_CSS)
+        CHART_CSS
+        + EDITOR_CSS
+        + STORE_CSS
+        + unused_css(uses)
+        + REFLOW_CSS
+        + (PRESENT_CSS if present else SWITCH_CSS)
     )
     _check_link(values)
     classroom.arrive(current, values, _path_of)  # a followed teacher's change, before any control
-    lang, shared, summary, bar = _sidebar(current, present, uses)
-    _link_back()
+    with _app_wide():  # the sidebar and presenter mode's bar: the app's, on every page
+        lang, shared, summary, bar = _sidebar(current, present, uses)
     hidden = st.container()  # the document's language and title, the live region: one place
     t = translator(TEXT, lang)
     with hidden:
@@ -151,39 +158,21 @@ def frame(page: str, values: tuple[Value, ...] = (), uses: Collection[str] = SHA
     )
 
 
-# what Back or Forward reads from the link again: the shared settings (a class is left as it is)
-LINK_KEYS = tuple(key for key in SHARED_KEYS if key != "class")
-
-
-def _back_or_forward(current: str) -> None:
-    """The browser's Back or Forward to another page opens it on its link's settings, as the
-    link would.
-
-    Streamlit 1.67 drops a link's URL-bound values on such a page change when their binding was
-    made by the page left (every page draws the shared controls, each under its own binding),
-    and the page would open on the defaults, in English. So the session forgets the shared
-    settings, and one more run at once reads them from the link as a first visit does, repairs
-    included; that run writes the whole link back to the address bar (``_link_back``), from
-    which the dropped values had been taken out. A page's own values (τ, the layers, ...) stay
-    the session's: Streamlit's browser side writes a page it leaves into the history without
-    them. Back or Forward within a page is Streamlit's own: the link's values win there.
-    """
-    ss = st.session_state
-    shown, ss["_page_shown"] = ss.get("_page_shown"), current
+@contextmanager
+def _app_wide() -> Iterator[None]:
+    """Draw as the app's entry script rather than as this page, as Streamlit draws the elements
+    of ``st.navigation``'s entry script: the shared controls have one identity on every page,
+    and their URL binding is the app's. Streamlit 1.67 drops on a page change a URL value bound
+    by another page: Back or Forward, or a sidebar link before the browser had sent its controls
+    back, opened the page on the defaults, in English, and a move wrote three steps into the
+    browser's history. Bound by the app, the link's settings hold across pages, Back and
+    Forward read them from the link, and a move is one step of the history."""
     ctx = get_script_run_ctx()
-    if ctx is None or not ctx.is_history_navigation or shown == current:
+    if ctx is None:  # a bare script run
+        yield
         return
-    for key in (*LINK_KEYS, "_url_checked"):
-        if key in ss:
-            del ss[key]
-    ss["_history_step"] = True
-    st.rerun()
-
-
-def _link_back() -> None:
-    """After a Back or Forward (``_back_or_forward``): the link as the page now stands."""
-    if st.session_state.pop("_history_step", False):
-        st.query_params.update({})
+    with ctx.run_with_active_hash(ctx.pages_manager.main_script_hash):
+        yield
 
 
 def _check_link(values: tuple[Value, ...]) -> None:

@@ -1,10 +1,12 @@
 """The shared settings: the controls every lesson reads (sentence, sizes, seed, mask, head,
-embeddings) and the presets, drawn only where a page uses them, and kept in the link where not.
+embeddings) and the presets, shown only where a page uses them, and kept in the link where not.
 
-A page names the settings that act on it (``frame(..., uses=...)``). A used setting is a widget,
-bound to the URL and kept for the session; one a page does not use is not drawn, and its value
-(the session's, else the link's) stays in the link, so that a lesson page opened next from here
-shows the class's numbers.
+A page names the settings that act on it (``frame(..., uses=...)``). A setting is a widget, bound
+to the URL and kept for the session, in the same place on every page; one a page does not use is
+hidden there (``unused_css``), so that its value stays in the link and a lesson page opened next
+from here shows the class's numbers. The widgets are the app's, not a page's (``ui.frame.page``),
+and stay where they are from page to page: Streamlit's browser side drops the URL binding of a
+widget it draws anew in another place.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from streamlit.errors import StreamlitAPIException
 
 import llm
 from ui.frame.controls import keep_in_link
-from ui.frame.url_check import D_MODEL_MAX, DEFAULT_TEXT, DEFAULTS, default_heads
+from ui.frame.url_check import D_MODEL_MAX, DEFAULT_TEXT, default_heads
 
 PRESETS: dict[str, dict[str, object]] = {
     "chapter8": {"d_model": 4, "n_heads": 1, "embeddings": "handmade", "seed": 0, "causal": True},
@@ -29,6 +31,18 @@ PRESETS: dict[str, dict[str, object]] = {
 # every shared setting a page may use, in the sidebar's order; the default of ``frame(uses=)``
 SHARED: tuple[str, ...] = ("d_model", "n_heads", "seed", "text", "causal", "embeddings", "head")
 BOUND = {"bind": "query-params", "persist_state": "session"}
+# the element keys of each setting's widgets (the seed's button with it)
+KEYS = {name: (name,) for name in SHARED} | {"seed": ("seed", "new_seed")}
+
+
+def unused_css(uses: Collection[str]) -> str:
+    """The style that hides the settings a page does not use (``<style id="unused-settings">``);
+    empty where a page uses them all."""
+    unused = [key for name in SHARED if name not in uses for key in KEYS[name]]
+    if not unused:
+        return ""
+    keys = ", ".join(f".st-key-{key}" for key in unused)
+    return f'<style id="unused-settings">{keys} {{ display: none; }}</style>'
 
 
 @dataclass(frozen=True)
@@ -44,23 +58,21 @@ class Shared:
 def shared_controls(
     t: Callable[..., str], bar: DeltaGenerator | None, uses: Collection[str]
 ) -> Shared:
-    """The shared controls a page uses, in the sidebar (called inside it), the others kept. In
-    presenter mode the four a teacher moves in class (presets, d_model, heads, seed) go to the
-    bar at the top, those of them the page uses."""
+    """The shared controls, in the sidebar (called inside it), those the page does not use
+    hidden. In presenter mode the four a teacher moves in class (presets, d_model, heads, seed)
+    go to the bar at the top."""
     side = st.container()
     box = bar or side
     if uses:  # a preset sets every shared setting: offered where the page reads them
         _presets(t, box, bar is not None)
-    d_model = _d_model(t, box, bar is not None) if "d_model" in uses else _kept_d_model()
-    if "n_heads" in uses:
-        n_heads = _n_heads(t, box, bar is not None, d_model)
-    else:
-        n_heads = _kept_n_heads(d_model)
-    seed = _seed(t, box, bar is not None) if "seed" in uses else _kept_seed()
-    text = _text(t) if "text" in uses else _kept_text()
-    causal = _causal(t) if "causal" in uses else _kept_causal()
+    # every setting in its place on every page, those the page does not use hidden (unused_css)
+    d_model = _d_model(t, box, bar is not None)
+    n_heads = _n_heads(t, box, bar is not None, d_model)
+    seed = _seed(t, box, bar is not None)
+    text = _text(t)
+    causal = _causal(t)
     embeddings = _embeddings(t, d_model, "embeddings" in uses)
-    head = _head(t, n_heads) if "head" in uses else _kept_head(n_heads)
+    head = _head(t, n_heads)
     cfg = llm.AttentionConfig(d_model=d_model, n_heads=n_heads, seed=seed, embeddings=embeddings)
     return Shared(text=text, cfg=cfg, causal=causal, head=head)
 
@@ -209,16 +221,7 @@ def _head(t: Callable[..., str], n_heads: int) -> int:
     return st.selectbox(t("head"), heads, key="head", **BOUND)
 
 
-# --- the settings a page does not use: not drawn, their values kept in the session and the link
-
-
-def _linked_int(name: str, low: int, high: int) -> int | None:
-    """The link's whole number ``name`` within [low, high], or None."""
-    try:
-        value = int(st.query_params.get(name, "").strip())
-    except ValueError:
-        return None
-    return value if low <= value <= high else None
+# --- a setting no widget of the page writes: kept in the link
 
 
 def _keep(name: str, value: str, default: str) -> None:
@@ -226,55 +229,3 @@ def _keep(name: str, value: str, default: str) -> None:
     a widget of the page before still holds is left to that widget."""
     with contextlib.suppress(StreamlitAPIException):
         keep_in_link(name, value, default)
-
-
-def _kept_int(name: str, low: int, high: int, default: int) -> int:
-    """A whole-number setting the page does not draw: the session's, else the link's, else the
-    default; kept in the session (for the next page's widget) and in the link."""
-    ss = st.session_state
-    value = ss.get(name)
-    if not isinstance(value, int) or not low <= value <= high:
-        linked = _linked_int(name, low, high)
-        ss[name] = value = default if linked is None else linked
-    _keep(name, str(value), str(default))
-    return value
-
-
-def _kept_d_model() -> int:
-    return _kept_int("d_model", 2, D_MODEL_MAX, int(DEFAULTS["d_model"]))
-
-
-def _kept_n_heads(d_model: int) -> int:
-    """The head count, one of d_model's divisors (else the default one)."""
-    ss = st.session_state
-    default = default_heads(d_model)
-    n_heads = _kept_int("n_heads", 1, llm.MAX_HEADS, default)
-    if d_model % n_heads:
-        ss["n_heads"] = n_heads = default
-        _keep("n_heads", str(n_heads), str(default))
-    return n_heads
-
-
-def _kept_seed() -> int:
-    return _kept_int("seed", 0, llm.MAX_SEED, 0)
-
-
-def _kept_head(n_heads: int) -> int:
-    return _kept_int("head", 0, n_heads - 1, 0)
-
-
-def _kept_text() -> str:
-    """The sentence (check_url replaces one that cannot be read on the visit's next run)."""
-    ss = st.session_state
-    if not isinstance(ss.get("text"), str):
-        ss["text"] = st.query_params.get("text", DEFAULT_TEXT)
-    _keep("text", ss["text"], DEFAULT_TEXT)
-    return ss["text"]
-
-
-def _kept_causal() -> bool:
-    ss = st.session_state
-    if not isinstance(ss.get("causal"), bool):
-        ss["causal"] = st.query_params.get("causal", "true") != "false"
-    _keep("causal", "true" if ss["causal"] else "false", "true")
-    return ss["causal"]
