@@ -14,10 +14,10 @@ What the frontend does, and so what this client does:
    messages it has cached, as the frontend does, so the server may answer those with a short
    ``ref_hash`` message;
 5. answer the lab's browser store (``ui.frame.components.local_store``) as the page's JavaScript
-does: when the store asks for the browser's copy, send it at once (an empty one: a new visitor) as
-   the component's JSON state, which ends the run early and starts another; the rerun that asked
-   ends at the second run's end. A client that does not answer is asked on the session's first
-   ``ui.turn.progress.ASK_RUNS`` runs, as a browser without JavaScript is.
+   does for a new visitor, whose copy is empty: a quiet store (the learner's work) is not
+   answered; any other that asks is sent ``{}`` at once as the component's JSON state, which ends
+   the run early and starts another; the rerun that asked ends at the second run's end. A store
+   that gets no answer is asked on the session's first ``ui.turn.progress.ASK_RUNS`` runs.
 
 Every byte counted is a serialized ``ForwardMsg`` as it came off the socket (the server's default
 has no websocket compression, so that is what travels, plus a few bytes of framing).
@@ -257,8 +257,8 @@ class Session:
         except ValueError:
             return False
         ask = data.get("ask") if isinstance(data, dict) else None
-        if not isinstance(ask, str) or not ask or ask in self.answered:
-            return False
+        if not isinstance(ask, str) or not ask or ask in self.answered or data.get("quiet"):
+            return False  # nothing asked, asked before, or an empty store that says nothing
         self.answered.add(ask)
         saved = {"token": ask, "entries": {}}
         self.json_states[element.bidi_component.id] = json.dumps({"saved": saved})

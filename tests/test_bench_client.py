@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import threading
 
@@ -38,7 +39,7 @@ def test_each_client_brings_a_route_cookie_of_its_own() -> None:
     assert {protocol for _, protocol in seen} == {"streamlit"}
 
 
-def _store_server_messages(early: bool):
+def _store_server_messages(early: bool, quiet: bool = False):
     """A server's side of a first visit whose frame asks the browser store for its copy: the run
     that asks, then the run the answer starts. ``early``: the answer ends the first run early (it
     arrived while the run was going), else the first run had finished when the answer came."""
@@ -56,7 +57,8 @@ def _store_server_messages(early: bool):
                 fm.script_finished = ForwardMsg.ScriptFinishedStatus.Value(value)
         return fm.SerializeToString()
 
-    store = msg(store=("$$ID-abc-turn_store", '{"name": "w", "ask": "tok", "put": {}}'))
+    data = {"name": "w", "ask": "tok", "put": {}} | ({"quiet": True} if quiet else {})
+    store = msg(store=("$$ID-abc-turn_store", json.dumps(data)))
     first = [msg(new_session="h1"), store]
     if not early:
         first.append(msg(finished="FINISHED_SUCCESSFULLY"))
@@ -65,12 +67,12 @@ def _store_server_messages(early: bool):
     return first, after
 
 
-def _answering(early: bool):
+def _answering(early: bool, quiet: bool = False):
     from streamlit.proto.BackMsg_pb2 import BackMsg
 
     received: list[BackMsg] = []
     runs: list[tuple[int, int]] = []
-    first, after = _store_server_messages(early)
+    first, after = _store_server_messages(early, quiet)
 
     async def handler(connection) -> None:
         # the load's run (which asks), the answer's run, and a change's run (which does not ask)
@@ -98,6 +100,15 @@ def _answering(early: bool):
     runner.start()
     runner.join(timeout=30)
     return received, runs
+
+
+def test_a_quiet_store_is_not_answered_as_a_new_visitors_page_does_not() -> None:
+    """A new visitor's learner store is empty and quiet: no answer, so the load is its first
+    run alone and the change comes next."""
+    received, runs = _answering(early=False, quiet=True)
+    assert runs == [(3, 1), (2, 2)], runs
+    ids = {w.id for w in received[1].rerun_script.widget_states.widgets}
+    assert "$$ID-abc-turn_store" not in ids, ids
 
 
 def test_the_client_answers_the_store_as_the_page_script_does() -> None:

@@ -27,7 +27,7 @@ from ui.frame.components.page_lang import page_title
 from ui.frame.navigation import slug
 from ui.frame.page import PAGES
 from ui.text.common import TEXT as FRAME_TEXT
-from ui.turn.progress import STORE_KEY
+from ui.turn.progress import STORE, STORE_KEY
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -304,13 +304,27 @@ def url_path(file: str) -> str:
     return "/" + slug(file)
 
 
+# once the store's script has seen the session's question: whether this browser keeps work,
+# which it reports ("keeps"), or not ("empty")
+_STORE_ASKED = """(name) => {
+    const asked = window.__localStoreAsked || {};
+    if (!(name in asked)) return null;
+    try {
+        const kept = JSON.parse(localStorage.getItem(name) || '{}') || {};
+        return Object.keys(kept).length > 0 ? 'keeps' : 'empty';
+    } catch (err) { return 'empty'; }
+}"""
+
+
 def reported(page: Page | Frame, timeout_ms: float = WAIT_MS) -> None:
     """Wait until a new browser has reported its saved work and the rerun that brings it has
-    ended. The first run mounts the hidden store (``ui.turn.progress``), the page is drawn, then the
-    store's answer reruns the page: a click in that rerun can meet a widget it replaces (a
-    download button's file is registered again). With nothing to write back, the store is not
-    mounted again."""
-    page.locator(f".st-key-{STORE_KEY}").wait_for(state="detached", timeout=timeout_ms)
+    ended. The first run mounts the hidden store (``ui.turn.progress``), the page is drawn, then a
+    store that holds work reports it, which reruns the page: a click in that rerun can meet a
+    widget it replaces (a download button's file is registered again). With nothing to write
+    back, the store is not mounted again. An empty store reports nothing: no rerun comes."""
+    kept = page.wait_for_function(_STORE_ASKED, arg=STORE, timeout=timeout_ms).json_value()
+    if kept == "keeps":
+        page.locator(f".st-key-{STORE_KEY}").wait_for(state="detached", timeout=timeout_ms)
     settle(page)
 
 

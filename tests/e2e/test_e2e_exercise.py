@@ -16,6 +16,7 @@ from tests.e2e.harness import (
     http_status,
     nav_labels,
     new_session,
+    reported,
     settle,
 )
 from ui.text.exercises import CELLS
@@ -101,6 +102,16 @@ def test_an_endless_loop_is_stopped_and_other_students_are_served(
 
 OWN_MATMUL = "def matmul(x, w):\n    return [[0.0] * len(w[0]) for row in x]\n"
 STORE = "attention-lab/work/v1"
+# the runs of the page's script since the document loaded (each one turns the app "running")
+RUNS_JS = """
+window.__runs = 0;
+new MutationObserver((records) => {
+  for (const r of records) {
+    if (r.target.getAttribute('data-test-script-state') === 'running') window.__runs += 1;
+  }
+}).observe(document,
+           {subtree: true, attributes: true, attributeFilter: ['data-test-script-state']});
+"""
 
 
 def test_the_code_and_the_passes_come_back_after_a_reload_in_this_browser_only(
@@ -119,8 +130,11 @@ def test_the_code_and_the_passes_come_back_after_a_reload_in_this_browser_only(
     assert kept["qkv"] == {"code": OWN_MATMUL}
     assert kept["softmax"]["code"] == kept["softmax"]["passed"] == solution
 
+    page.context.add_init_script(RUNS_JS)
     page.reload()
     settle(page)
+    reported(page)
+    assert page.evaluate("window.__runs") == 2  # the store's report of the kept work reruns it
     expect(page.locator(".st-key-code_qkv textarea")).to_have_value(OWN_MATMUL)
     expect(page.locator(SIDEBAR)).to_contain_text(f"Your turn: 1 of {len(ex.CELLS)} cells solved")
     assert "3. Scale, mask, softmax ✓" in nav_labels(page)
@@ -132,7 +146,9 @@ def test_the_code_and_the_passes_come_back_after_a_reload_in_this_browser_only(
     # another browser (a new context) starts from the templates, with nothing solved
     other = new_session(browser, server.url)
     try:
-        other.open("/softmax")
+        other.page.context.add_init_script(RUNS_JS)
+        other.open("/softmax")  # until the store has seen the question: it says nothing
+        assert other.page.evaluate("window.__runs") == 1  # a new visitor's page runs once
         expect(other.page.locator(".st-key-code_softmax textarea")).to_have_value(
             CELLS["softmax"]["en"]["template"]
         )

@@ -1,9 +1,10 @@
 """The learner's work: the cells solved, and the code and passes this browser keeps across reloads.
 
 The session holds the work; the browser keeps a copy in its own ``localStorage`` (nothing a student
-types is stored on the server). On a session's first runs the browser reports its copy once; each
-change is sent to it in the run it happens (the editor's, Check's and Start again's callbacks run
-before the frame mounts the store, or before the panel that reruns alone does: ``flush``). A pass
+types is stored on the server). On a session's first runs the browser reports its copy once, if it
+holds any (a new visitor's page does not run twice for an empty report); each change is sent to it
+in the run it happens (the editor's, Check's and Start again's callbacks run before the frame
+mounts the store, or before the panel that reruns alone does: ``flush``). A pass
 comes back as a ✓ only if the server can trust it: its seal (``exercises.seal``) opens with this
 server's key, or, after a restart or a new version of the checker, the code that passed passes
 again, checked silently on chapter 9's setting.
@@ -32,7 +33,9 @@ WORK = "_turn_work"  # session key: cell id -> {"code", and after a pass "passed
 PUT = "_turn_put"  # session key: entries changed since the browser's copy was last written
 ASK = "_turn_ask"  # session key: a token until the browser has reported its copy, then ""
 ASKED = "_turn_asked"  # session key: the runs that have asked so far
-ASK_RUNS = 8  # a browser reports on its first run; a client without JavaScript is asked no more
+# a browser with saved work reports it on its first run; an empty store says nothing (a new
+# visitor's page runs once, not twice), so the store is asked on the session's first runs, no more
+ASK_RUNS = 8
 STORE = "attention-lab/work/v1"  # the localStorage name
 STORE_KEY = "turn_store"  # the component's key (its element is hidden)
 FLUSH_KEY = "turn_store_cell"  # the store as a "Your turn" panel mounts it on its own reruns
@@ -76,7 +79,7 @@ def progress() -> set[str]:
                 ss[ASK] = ask = ""
     put = ss.get(PUT)
     if ask or put:
-        local_store(STORE, key=STORE_KEY, ask=ask or None, put=put)
+        local_store(STORE, key=STORE_KEY, ask=ask or None, put=put, quiet=True)
         ss[PUT] = {}
     return solved()
 

@@ -19,16 +19,28 @@ _mount = st.components.v2.component("attention_lab.local_store", js=_JS)
 
 
 def local_store(
-    name: str, key: str, ask: str | None, put: dict[str, Any] | None = None
+    name: str,
+    key: str,
+    ask: str | None,
+    put: dict[str, Any] | None = None,
+    quiet: bool = False,
 ) -> dict[str, Any] | None:
     """Mount the store (once per run) and return what the browser reported, or None.
 
     ``ask``: a token while the app still wants the browser's entries, None once it has them.
+    ``quiet``: an empty store reports nothing (its report would rerun the page for nothing),
+    so the app cannot tell it from a browser that has not answered yet.
     The return value is ``{"token": ask, "entries": {...}}`` as the browser sent it: untrusted.
     """
     result = _mount(
         key=key,
-        data={"name": name, "ask": ask, "put": flat(put or {}), "hide": f"st-key-{key}"},
+        data={
+            "name": name,
+            "ask": ask,
+            "put": flat(put or {}),
+            "hide": f"st-key-{key}",
+            "quiet": quiet,
+        },
         default={"saved": None},
         on_saved_change=lambda: None,
         height=0,

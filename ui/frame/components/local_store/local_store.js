@@ -1,8 +1,9 @@
 // The learner's work kept in this browser's localStorage, under one name per app.
 // data.name: the storage name; data.ask: a token, set while the server has not read the store
 // for this session yet; data.put (JSON): entries to write (null removes one). The store is reported
-// once per token as the state value "saved"; an empty store is reported as {}. data.hide: the
-// class of the element that holds the store, hidden so that it takes no room in the layout.
+// once per token as the state value "saved"; an empty store is reported as {}, or, with
+// data.quiet, not at all: a report reruns the page, and a new visitor has nothing to bring back.
+// data.hide: the class of the element that holds the store, hidden so that it takes no room.
 export default function ({ data, setStateValue }) {
   if (!data || typeof data.name !== "string") return;
   if (data.hide && !document.getElementById("local-store-hide")) {
@@ -20,7 +21,9 @@ export default function ({ data, setStateValue }) {
   const asked = (window.__localStoreAsked = window.__localStoreAsked || {});
   if (data.ask && asked[data.name] !== data.ask) {
     asked[data.name] = data.ask;
-    setStateValue("saved", { token: data.ask, entries: stored });
+    if (!data.quiet || Object.keys(stored).length > 0) {
+      setStateValue("saved", { token: data.ask, entries: stored });
+    }
   }
   const put = JSON.parse(data.put || "{}") || {};
   let changed = false;
