@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.common import (
-    CHAPTER9,
+    CHAPTER9_LINK,
     check,
     has_control,
     loadavg,
@@ -205,7 +205,7 @@ def run(quick: bool = False) -> dict:
     slider_changes = 4 if quick else 10
     target, counts = heaviest_page()
     slug = page_slug(target)
-    query = {k: CHAPTER9[k] for k in ("text", "d_model", "n_heads")} | {"seed": 0}
+    query = dict(CHAPTER9_LINK)
     result: dict = {"page": slug, "heatmaps_per_page": counts, "loadavg_start": loadavg()}
     first_expected = expected_checksums(target, query)
     seeds = [1000 + i for i in range(changes)]
@@ -340,7 +340,7 @@ def first_visits(browser, path: str, expected: list, quick: bool = False) -> dic
 def prepare_probe(changes: int = 8, contexts: int = 2) -> dict:
     """What the browser probe of a load run needs, computed before the run (AppTest is slow)."""
     target, _ = heaviest_page()
-    query = {k: CHAPTER9[k] for k in ("text", "d_model", "n_heads")} | {"seed": 0}
+    query = dict(CHAPTER9_LINK)
     seeds = [[7000 + 100 * c + i for i in range(changes)] for c in range(contexts)]
     return {
         "slug": page_slug(target),

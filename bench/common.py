@@ -29,6 +29,8 @@ PORTS = range(8800, 8850)  # the only ports a benchmark server may take
 HOST = "127.0.0.1"  # every request stays on this machine
 
 CHAPTER9 = {"d_model": 8, "n_heads": 4, "embeddings": "seeded", "text": "the cat sat on mat"}
+# the link a benchmark's visitor opens a page with: chapter 9's sentence and sizes, seed 0
+CHAPTER9_LINK = {k: CHAPTER9[k] for k in ("text", "d_model", "n_heads")} | {"seed": 0}
 # the largest sublayer the sidebar offers: d_model 64, 16 heads, a 32-token sentence
 LARGEST_TEXT = (
     "the cat sat on the mat and the dog lay by the door while a bird sang in the old tree "

@@ -33,7 +33,15 @@ from bench.browser import (
     _split_summary,
     _url,
 )
-from bench.common import CHAPTER9, ROOT, check, context, loadavg, streamlit_server, summary
+from bench.common import (
+    CHAPTER9_LINK,
+    ROOT,
+    check,
+    context,
+    loadavg,
+    streamlit_server,
+    summary,
+)
 
 TARGET_MS = 100.0
 TARGET_CPU_RATIO = 1 / 3
@@ -123,7 +131,7 @@ def _plan(slug: str, rounds: int) -> tuple[dict, list[float], list[tuple[str, ob
     from streamlit.testing.v1 import AppTest
 
     path, local, fulls = PAGES[slug]
-    query = {k: CHAPTER9[k] for k in ("text", "d_model", "n_heads")} | {"seed": 0}
+    query = dict(CHAPTER9_LINK)
     at = AppTest.from_file(str(ROOT / path), default_timeout=60)
     for key, value in query.items():
         at.query_params[key] = str(value)
@@ -236,8 +244,7 @@ def run(quick: bool = False) -> dict:
             with streamlit_server() as server:
                 for slug in PAGES:
                     result["pages"].append(_page_run(browser, server, slug, rounds))
-            query = {k: CHAPTER9[k] for k in ("text", "d_model", "n_heads")} | {"seed": 0}
-            specs = floor.section_specs(FLOOR_PAGE, query, FLOOR_KEYS)
+            specs = floor.section_specs(FLOOR_PAGE, CHAPTER9_LINK, FLOOR_KEYS)
             result["floor"] = floor.run(browser, specs, rounds)
         finally:
             browser.close()

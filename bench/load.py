@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from bench.common import (
     CHAPTER9,
+    CHAPTER9_LINK,
     check,
     context,
     loadavg,
@@ -83,7 +84,7 @@ async def _student(
     tally: Tally,
 ) -> None:
     await asyncio.sleep(start_delay)
-    query = {k: CHAPTER9[k] for k in ("text", "d_model", "n_heads")} | {"seed": 0}
+    query = dict(CHAPTER9_LINK)
     session = Session(ws_url, slug, query)
     try:
         await session.connect()

@@ -21,7 +21,7 @@ import statistics
 from pathlib import Path
 
 from bench.browser import ARGS, CHROMIUM, TIMING_JS, _url
-from bench.common import CHAPTER9, ROOT, streamlit_server
+from bench.common import CHAPTER9_LINK, ROOT, streamlit_server
 
 # before a change: remember the charts on the page
 MARK_JS = """() => {
@@ -41,7 +41,7 @@ SETTLED_JS = """() => {
   return true;
 }"""
 # chapter 9's preset, as the browser section opens it
-QUERY = {k: CHAPTER9[k] for k in ("text", "d_model", "n_heads")} | {"seed": 0}
+QUERY = CHAPTER9_LINK
 
 
 def run(other: Path, page: str, changes: int) -> dict[str, list[float]]:
