@@ -11,14 +11,12 @@ widget it draws anew in another place.
 
 from __future__ import annotations
 
-import contextlib
 import secrets
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
-from streamlit.errors import StreamlitAPIException
 
 import llm
 from ui.frame.controls import keep_in_link
@@ -196,7 +194,7 @@ def _embeddings(t: Callable[..., str], d_model: int, drawn: bool) -> str:
         linked = st.query_params.get("embeddings")
         ss["embeddings"] = linked if linked in allowed else "seeded"
     if not drawn:
-        _keep("embeddings", ss["embeddings"], "seeded")
+        keep_in_link("embeddings", ss["embeddings"], "seeded")
         return ss["embeddings"]
     embeddings = st.radio(
         t("embeddings"),
@@ -219,13 +217,3 @@ def _head(t: Callable[..., str], n_heads: int) -> int:
         ss["head"] = 0
         ss["_sync_url"] = True
     return st.selectbox(t("head"), heads, key="head", **BOUND)
-
-
-# --- a setting no widget of the page writes: kept in the link
-
-
-def _keep(name: str, value: str, default: str) -> None:
-    """The link keeps a setting no widget writes on this page (``keep_in_link``); a parameter
-    a widget of the page before still holds is left to that widget."""
-    with contextlib.suppress(StreamlitAPIException):
-        keep_in_link(name, value, default)
