@@ -230,8 +230,14 @@ def hidden_keys(at: AppTest) -> set[str]:
     return set()
 
 
-def shown_settings(at: AppTest) -> set[str]:
-    """The keys of the sidebar's settings and buttons a visitor sees (``hidden_keys`` left out)."""
+def setting_keys(at: AppTest) -> set[str]:
+    """The keys of the sidebar's settings a visitor sees (``hidden_keys`` left out)."""
     side = at.sidebar
     widgets = (*side.slider, *side.selectbox, *side.number_input, *side.text_input, *side.toggle)
-    return {w.key for w in (*widgets, *side.button, *side.radio)} - hidden_keys(at)
+    return {w.key for w in widgets} - hidden_keys(at)
+
+
+def shown_settings(at: AppTest) -> set[str]:
+    """``setting_keys`` with the sidebar's buttons and radios a visitor sees."""
+    side = at.sidebar
+    return setting_keys(at) | ({w.key for w in (*side.button, *side.radio)} - hidden_keys(at))

@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import llm
-from tests.apptest_pages import hidden_keys, markdown_rows, open_link, shown_settings
+from tests.apptest_pages import markdown_rows, open_link, setting_keys, shown_settings
 from ui.text import num
 
 HOME = "../app.py"
@@ -265,13 +265,6 @@ LESSONS = [
 LEARNED = "../pages/10_learned.py"
 
 
-def sidebar_keys(at: AppTest) -> set[str]:
-    """The sidebar's settings a visitor sees (no button, no radio)."""
-    side = at.sidebar
-    widgets = (*side.slider, *side.selectbox, *side.number_input, *side.text_input, *side.toggle)
-    return {w.key for w in widgets} - hidden_keys(at)
-
-
 def test_the_learned_heads_page_draws_none_of_the_labs_settings() -> None:
     at = open_page(LEARNED)
     assert shown_settings(at) == set()
@@ -285,7 +278,7 @@ def test_the_learned_heads_page_draws_none_of_the_labs_settings() -> None:
 @pytest.mark.parametrize("path", LESSONS)
 def test_every_other_page_draws_every_shared_setting(path: str) -> None:
     at = open_page(path, d_model="6", n_heads="2", seed="3", text="a cat")
-    keys = sidebar_keys(at)
+    keys = setting_keys(at)
     assert {"d_model", "n_heads", "seed", "text", "causal", "head"} <= keys, path
     assert (
         at.sidebar.slider(key="d_model").value == 6
@@ -299,7 +292,7 @@ def test_settings_not_drawn_stay_in_the_link_and_reach_the_next_page() -> None:
     at = AppTest.from_file(HOME, default_timeout=30).switch_page("pages/10_learned.py")
     at.query_params.update({"seed": "7", "d_model": "16", "causal": "false"})
     at.run()
-    assert not at.exception and sidebar_keys(at) == set()
+    assert not at.exception and setting_keys(at) == set()
     # kept in the session for the next page's widgets, and in this page's link
     assert (at.session_state["seed"], at.session_state["d_model"]) == (7, 16)
     assert at.session_state["causal"] is False and at.session_state["n_heads"] == 4
