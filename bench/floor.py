@@ -7,6 +7,11 @@ Streamlit mounts each chart again, as it does on the lab's page, where a new τ 
 number of the section. Two apps: one chart (the section's first), and the section's charts, the
 very figures the page draws at chapter 9's setting (read with AppTest).
 
+Then the same two apps with each chart drawn **in place**: a keyed components-v2 element whose
+script hands every new figure to ``Plotly.react`` in the chart it drew before (plotly.js from the
+plotly package's own copy, served by Streamlit's component file route). It answers "would a chart
+of our own that updates instead of mounting anew meet 100 ms?".
+
 - **Time**: from the key event to the frame after which every chart holds the new value and the
   app is idle again (the page's own clock, as ``bench.fragments``).
 - **Server CPU**: the process's CPU time per change, key to 150 ms after the screen settled.
@@ -58,6 +63,54 @@ def section():
 section()
 """
 
+# the in-place variant: the same section, each chart a keyed components-v2 element that keeps
+# its div from one rerun to the next and redraws it with Plotly.react
+IN_PLACE = '''
+import json
+from pathlib import Path
+
+import plotly
+import streamlit as st
+import streamlit.components.v1 as v1
+
+v1.declare_component("plotlyjs", path=str(Path(plotly.__file__).parent / "package_data"))
+JS = """
+export default function (component) {
+  const { data, parentElement } = component;
+  window.__plotly ??= new Promise((ok, fail) => {
+    const tag = document.createElement("script");
+    tag.src = data.src;
+    tag.onload = () => ok(window.Plotly);
+    tag.onerror = fail;
+    document.head.appendChild(tag);
+  });
+  let gd = parentElement.querySelector(".in-place");
+  if (!gd) {
+    gd = document.createElement("div");
+    gd.className = "in-place";
+    parentElement.appendChild(gd);
+  }
+  window.__plotly.then((P) => P.react(gd, data.figure.data, data.figure.layout, data.config));
+}
+"""
+chart = st.components.v2.component("in_place_chart", html="", js=JS, isolate_styles=False)
+SPECS = json.loads((Path(__file__).parent / "specs.json").read_text())
+CONFIG = {"displayModeBar": False}
+SRC = "/component/app.plotlyjs/plotly.min.js"  # the component's name: the script's, then its own
+
+
+@st.fragment
+def section():
+    tau = st.slider("temperature", 0.05, 20.0, 1.0, step=0.05, key="temperature")
+    count = int(st.query_params.get("charts", len(SPECS)))
+    for i, spec in enumerate(SPECS[:count]):
+        figure = {"data": spec["data"], "layout": {**spec["layout"], "meta": tau}}
+        chart(key=f"chart{i}", data={"src": SRC, "figure": figure, "config": CONFIG})
+
+
+section()
+'''
+
 # true once every chart holds the slider's value and the app is idle again
 HOLDS_JS = """
 (want) => {
@@ -88,20 +141,23 @@ def section_specs(path: str, query: dict, keys: tuple[str, ...]) -> list[dict]:
 
 
 def run(browser, specs: list[dict], rounds: int) -> dict:
-    """The bare app with one chart, then with every chart of ``specs``: each ``rounds``
-    arrow keys on the slider, timed as ``bench.fragments`` times the page's."""
+    """The bare app with one chart, then with every chart of ``specs``, drawn anew
+    (``st.plotly_chart``), then in place (``IN_PLACE``): each ``rounds`` arrow keys on the
+    slider, timed as ``bench.fragments`` times the page's."""
     from bench.fragments import GRACE_S, QUIET_JS, STATE_JS  # (fragments imports this module)
 
     waits = (STATE_JS, QUIET_JS, GRACE_S)
     folder = Path(tempfile.mkdtemp(prefix="attention-lab-floor-"))
     try:
-        (folder / "app.py").write_text(APP)
         (folder / "specs.json").write_text(json.dumps(specs))
         shutil.copytree(ROOT / ".streamlit", folder / ".streamlit")
         out = {"charts": len(specs), "apps": []}
-        with streamlit_server(root=folder) as server:
-            for count in sorted({1, len(specs)}):
-                out["apps"].append(_app_run(browser, server, count, rounds, waits))
+        for drawn, app in (("anew", APP), ("in place", IN_PLACE)):
+            (folder / "app.py").write_text(app)
+            with streamlit_server(root=folder) as server:
+                for count in sorted({1, len(specs)}):
+                    timed = _app_run(browser, server, count, rounds, waits)
+                    out["apps"].append({**timed, "drawn": drawn})
         return out
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -153,6 +209,7 @@ def render_rows(floor: dict) -> list[str]:
             f"{sp.get(k, {}).get('median', 0):.0f}" for k in ("to_send", "server", "render")
         )
         what = "1 chart" if app["charts"] == 1 else f"the section's {app['charts']} charts"
+        what += ", drawn in place" if app.get("drawn") == "in place" else ""
         rows.append(
             f"| bare app | slider + {what} (fragment) | {app['n']} | {ms.get('median', 0):.0f} | "
             f"{ms.get('p95', 0):.0f} | {parts} | – | {app['server_cpu_ms']:.1f} |"

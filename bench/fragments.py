@@ -284,6 +284,7 @@ def _checks(result: dict) -> list[dict]:
         out.append(check(f"/{slug}: exceptions shown", p["errors"], 0, ""))
     for app in result.get("floor", {}).get("apps", []):
         what = "1 chart" if app["charts"] == 1 else f"/softmax's {app['charts']} charts"
+        what += ", drawn in place" if app.get("drawn") == "in place" else ""
         name = f"bare Streamlit fragment, slider + {what}: key -> redrawn (median)"
         out.append(context(name, app["ms"].get("median"), "ms"))
     return out
@@ -323,7 +324,8 @@ def render(r: dict) -> list[str]:
             "`st.fragment` with a slider and charts: the first of /softmax's section, then all "
             "of them, the same figures. A changed chart is a new element to Streamlit 1.67 (its "
             "id hashes the figure), so the browser draws it anew; the section's charts change "
-            "with every τ.",
+            "with every τ. *drawn in place*: the same charts as a keyed components-v2 element "
+            "that hands each new figure to `Plotly.react` in the chart it drew before.",
         ]
     lines += ["", f"Load average {r['loadavg_start']} → {r['loadavg_end']}."]
     return lines
