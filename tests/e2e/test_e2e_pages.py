@@ -53,8 +53,22 @@ def test_every_page_loads(session: Session, file: str, key: str) -> None:
         assert "seed=3" in page.url
     else:
         assert sidebar_values(page)["seed"] == "3", sidebar_values(page)
+    # nothing unseen takes room above the page (the presenter switch, the document's language,
+    # the live region): its first element starts where the column's padding ends
+    assert abs(page.evaluate(FIRST_ELEMENT_GAP_JS)) < 1
     assert session.console.errors == []
 
+
+# how far below the main column's padding the page's first element with a height starts (px)
+FIRST_ELEMENT_GAP_JS = """() => {
+  const column = document.querySelector('[data-testid=stMainBlockContainer]');
+  const padding = parseFloat(getComputedStyle(column).paddingTop);
+  const start = column.getBoundingClientRect().top + padding;
+  const block = column.querySelector(':scope > [data-testid=stVerticalBlock]');
+  const first = [...block.children].find((child) =>
+    child.getBoundingClientRect().height > 0 && getComputedStyle(child).position !== 'absolute');
+  return first.getBoundingClientRect().top - start;
+}"""
 
 PHONE = (390, 844)
 

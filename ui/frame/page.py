@@ -97,6 +97,15 @@ def on_a_phone() -> bool:
     return ss["_phone"]
 
 
+# the presenter switch (fixed at the top right) and the document's language and live region (no
+# height of their own) leave the page's flow, in a box of one pixel that widens nothing on a
+# phone: each would cost the column one gap (16 px) above the page's first element
+OUT_OF_FLOW_CSS = """<style>
+[data-testid="stLayoutWrapper"]:has(> :is(.st-key-present_switch, .st-key-unseen)) {
+  position: absolute; width: 1px; height: 1px; overflow: hidden; }
+</style>"""
+
+
 def frame(page: str, values: tuple[Value, ...] = (), uses: Collection[str] = SHARED) -> Settings:
     """Set up the page, draw the sidebar, check the URL and compute the trace.
 
@@ -124,13 +133,15 @@ def frame(page: str, values: tuple[Value, ...] = (), uses: Collection[str] = SHA
         + STORE_CSS
         + unused_css(uses)
         + REFLOW_CSS
+        + OUT_OF_FLOW_CSS
         + (PRESENT_CSS if present else SWITCH_CSS)
     )
     _check_link(values)
     classroom.arrive(current, values, _path_of)  # a followed teacher's change, before any control
     with _app_wide():  # the sidebar and presenter mode's bar: the app's, on every page
         lang, shared, summary, bar = _sidebar(current, present, uses)
-    hidden = st.container()  # the document's language and title, the live region: one place
+    # the document's language and title, the live region: one place, out of the page's flow
+    hidden = st.container(key="unseen")
     t = translator(TEXT, lang)
     with hidden:
         page_lang(lang, t(page), neighbour_names(t, current) if present else None)
