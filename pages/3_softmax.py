@@ -27,15 +27,20 @@ TAU_IN_WORDS_CSS = """<style>
 .st-key-temperature [data-testid="stSliderThumbValue"] { visibility: hidden; }
 .st-key-temperature [data-testid="stSliderTickBar"] { display: none; }
 </style>"""
+# the chapter's formula and its mask
+FORMULA = r"A = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}} + M\right)"
+MASK = r"M_{ij} = \begin{cases} 0 & j \le i \\ -\infty & j > i \end{cases}"
 s = frame("page_softmax", values=(TEMPERATURE, SCALE, TOKEN))
 t = translator(TEXT, s.lang)
 labels = s.lab.labels
 n_tokens = len(labels)
 
 st.title(t("title"), anchor=False)
+# on a phone the mask goes under the formula: side by side they are wider than its screen
 st.latex(
-    r"A = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}} + M\right),\quad "
-    r"M_{ij} = \begin{cases} 0 & j \le i \\ -\infty & j > i \end{cases}"
+    rf"\begin{{gathered}}{FORMULA} \\ {MASK}\end{{gathered}}"
+    if s.phone
+    else rf"{FORMULA},\quad {MASK}"
 )
 st.write(t("intro"))
 st.info(t("mask") if s.causal else t("no_mask"))

@@ -85,6 +85,10 @@ def test_phone_viewport(browser: Browser, server: Server) -> None:
         assert width[0] <= width[1] == PHONE[0]  # the page itself never scrolls sideways
         main = page.locator("[data-testid='stMain']")  # Streamlit scrolls the lesson in here
         assert main.evaluate("el => el.scrollWidth <= el.clientWidth")
+        # the formula and its mask, one under the other, fit the screen (KaTeX's own rounding
+        # leaves a box 2 px wider than its column, on every page and at every width)
+        formula = page.locator(".katex-display").first
+        assert formula.evaluate("el => el.scrollWidth <= el.clientWidth + 2")
         charts = page.locator(".js-plotly-plot")
         # the causal mask is on: scaled scores, masked scores, pattern, the rows' entropy
         # (bars) and why √d_k (three line plots, one under the other on a phone)
