@@ -283,15 +283,9 @@ Bar = tuple[str, float, str]  # a bar: its category, its value, its series
 
 
 def _drawn(values: Any) -> np.ndarray:
-    """Which of ``values`` a chart draws (a mask): the numbers, not None, NaN or infinite, in
-    one numpy pass (a line of a thousand points is read in microseconds)."""
-    return np.isfinite(np.asarray(values, dtype=np.float64))  # None reads as NaN
-
-
-def _drawn_values(values: Any) -> list[float]:
-    """The values a chart draws, in order (``_drawn``)."""
-    numbers = np.asarray(values, dtype=np.float64)
-    return numbers[np.isfinite(numbers)].tolist()
+    """Which of ``values`` a chart draws, a mask: the numbers, not None (NaN here), NaN or
+    infinite; one numpy pass (a line of a thousand points is read in microseconds)."""
+    return np.isfinite(np.asarray(values, dtype=np.float64))
 
 
 def _by_plot(fig: Spec, kind: str) -> dict[str, list[dict]]:
@@ -361,7 +355,8 @@ def _bar_options(fig: Spec, words: Words) -> list[str]:
 
 def _series(words: Words, trace: dict, values: bool) -> str:
     """A line's name, and (``values``) its first and last drawn values."""
-    name, ys = plain(trace.get("name")), _drawn_values(trace.get("y", ()))
+    y = np.asarray(trace.get("y", ()), dtype=np.float64)
+    name, ys = plain(trace.get("name")), y[_drawn(y)].tolist()
     if not values or not ys:
         return name
     return words.t("series", name=name, first=words.number(ys[0]), last=words.number(ys[-1]))
@@ -372,7 +367,8 @@ def _line_options(fig: Spec, words: Words) -> list[str]:
     last values, and what a dashed line marks (its legend name); the most detailed first."""
     layout, titles, t, panels = fig["layout"], plot_titles(fig), words.t, _by_plot(fig, "scatter")
     suffix, traces = next(iter(panels.items()))
-    xs = _drawn_values(traces[0].get("x", ()))  # a layer, a step, a d_k
+    x = np.asarray(traces[0].get("x", ()), dtype=np.float64)  # a layer, a step, a d_k
+    xs = x[_drawn(x)].tolist()
     ends = [str(int(x)) if x.is_integer() else words.number(x) for x in xs[:1] + xs[-1:]]
     x_title = _axis_title(layout, "x", suffix)
     span = t("series", name=x_title, first=ends[0], last=ends[-1]) if x_title and xs else ""

@@ -140,8 +140,7 @@ def frame(page: str, values: tuple[Value, ...] = (), uses: Collection[str] = SHA
     classroom.arrive(current, values, _path_of)  # a followed teacher's change, before any control
     with _app_wide():  # the sidebar and presenter mode's bar: the app's, on every page
         lang, shared, summary, bar = _sidebar(current, present, uses)
-    # the document's language and title, the live region: one place, out of the page's flow
-    hidden = st.container(key="unseen")
+    hidden = st.container(key="unseen")  # the document's language and title, the live region
     t = translator(TEXT, lang)
     with hidden:
         page_lang(lang, t(page), neighbour_names(t, current) if present else None)
