@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import itertools
 import os
 import re
 import signal
@@ -240,28 +241,48 @@ def screenshot(page: Page, name: str) -> Path:
 # --- reading the page ----------------------------------------------------------------------
 
 
+# how long the page must not change before it counts as settled, and the shortest wait, in
+# which an action's rerun has begun (ms)
+QUIET_MS = 250
+LEAST_MS = 100
+_waits = itertools.count()
+
+
 def settle(page: Page | Frame) -> None:
     """Wait until the script has finished and the page (or the app in a frame) has stopped
     changing.
 
     The script state turns ``notRunning`` before React has drawn the last elements, so this
-    also waits for the whole navigation, no stale element, and the same number of DOM nodes
-    on two polls in a row.
+    also waits for the whole navigation, no stale element, and no change to the document (a
+    node, an attribute, a text: a ``MutationObserver``, set up by the first wait in a document)
+    for ``QUIET_MS``. A page that was already quiet answers after ``LEAST_MS``, time for the
+    rerun of an action just taken to begin.
     """
     page.wait_for_function(
-        """(links) => {
+        """([links, quiet, least, wait]) => {
+            if (window.__settleWait !== wait) {
+                window.__settleWait = wait;
+                window.__settleStart = performance.now();
+            }
+            if (!window.__settleWatch) {
+                window.__settleWatch = true;
+                window.__lastChange = performance.now();
+                new MutationObserver(() => { window.__lastChange = performance.now(); })
+                    .observe(document, {
+                        subtree: true, childList: true, attributes: true, characterData: true,
+                    });
+            }
             const app = document.querySelector("[data-testid='stApp']");
             const ready = app !== null && app.dataset.testScriptState === 'notRunning'
                 && !document.querySelector("[data-stale='true']")
                 && document.querySelectorAll(
                     "[data-testid='stSidebar'] [data-testid='stPageLink']").length === links;
-            const size = document.getElementsByTagName('*').length;
-            const stable = ready && window.__settleSize === size;
-            window.__settleSize = ready ? size : -1;
-            return stable;
+            const now = performance.now();
+            return ready && now - window.__lastChange >= quiet
+                && now - window.__settleStart >= least;
         }""",
-        arg=len(PAGES),
-        polling=250,
+        arg=[len(PAGES), QUIET_MS, LEAST_MS, next(_waits)],
+        polling=50,
     )
 
 
