@@ -18,16 +18,8 @@ import exercises as ex
 import llm
 from bench.common import check, context, loadavg, summary
 from bench.common import shown as _p
+from tests.learner_code import LEARNER_MATMUL
 
-LEARNER_MATMUL = """
-def matmul(x, w):
-    out = [[0.0] * len(w[0]) for _ in range(len(x))]
-    for i in range(len(x)):
-        for j in range(len(w[0])):
-            for k in range(len(w)):
-                out[i][j] += x[i][k] * w[k][j]
-    return out
-"""
 LOOPING_SOFTMAX = """
 def scale_mask_softmax(scores, d_k, causal):
     out = []

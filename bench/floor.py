@@ -200,6 +200,12 @@ def _app_run(browser, server, count: int, rounds: int, waits: tuple[str, str, fl
     }
 
 
+def what_app(app: dict, section: str = "the section's") -> str:
+    """What a bare app draws, in words: "1 chart" or "the section's 4 charts", and how."""
+    what = "1 chart" if app["charts"] == 1 else f"{section} {app['charts']} charts"
+    return what + (", drawn in place" if app.get("drawn") == "in place" else "")
+
+
 def render_rows(floor: dict) -> list[str]:
     """The floor's rows for the fragments table: the bare app with one chart and with all."""
     rows = []
@@ -208,10 +214,9 @@ def render_rows(floor: dict) -> list[str]:
         parts = " | ".join(
             f"{sp.get(k, {}).get('median', 0):.0f}" for k in ("to_send", "server", "render")
         )
-        what = "1 chart" if app["charts"] == 1 else f"the section's {app['charts']} charts"
-        what += ", drawn in place" if app.get("drawn") == "in place" else ""
         rows.append(
-            f"| bare app | slider + {what} (fragment) | {app['n']} | {ms.get('median', 0):.0f} | "
-            f"{ms.get('p95', 0):.0f} | {parts} | – | {app['server_cpu_ms']:.1f} |"
+            f"| bare app | slider + {what_app(app)} (fragment) | {app['n']} | "
+            f"{ms.get('median', 0):.0f} | {ms.get('p95', 0):.0f} | {parts} | – | "
+            f"{app['server_cpu_ms']:.1f} |"
         )
     return rows

@@ -283,8 +283,7 @@ def _checks(result: dict) -> list[dict]:
             )
         out.append(check(f"/{slug}: exceptions shown", p["errors"], 0, ""))
     for app in result.get("floor", {}).get("apps", []):
-        what = "1 chart" if app["charts"] == 1 else f"/softmax's {app['charts']} charts"
-        what += ", drawn in place" if app.get("drawn") == "in place" else ""
+        what = floor.what_app(app, "/softmax's")
         name = f"bare Streamlit fragment, slider + {what}: key -> redrawn (median)"
         out.append(context(name, app["ms"].get("median"), "ms"))
     return out

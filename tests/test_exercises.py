@@ -10,6 +10,7 @@ import pytest
 import exercises as ex
 import llm
 import sandbox
+from tests.learner_code import LEARNER_MATMUL
 
 
 def current(
@@ -71,16 +72,6 @@ def test_hidden_layer_norm_case_has_a_constant_and_a_tiny_variance_row() -> None
     assert np.ptp(resid[1]) == 0.0
     assert 0 < resid[2].var() < 1e-5  # where eps inside or outside the sqrt differ
 
-
-MATMUL_LOOPS = """
-def matmul(x, w):
-    out = [[0.0] * len(w[0]) for _ in range(len(x))]
-    for i in range(len(x)):
-        for j in range(len(w[0])):
-            for k in range(len(w)):
-                out[i][j] += x[i][k] * w[k][j]
-    return out
-"""
 
 SOFTMAX = """
 import math
@@ -292,13 +283,13 @@ def test_usual_wrong_answers_get_their_verdict(cell_id, source, code, error) -> 
 
 
 def test_a_learner_matmul_with_three_loops_passes() -> None:
-    assert check("qkv", MATMUL_LOOPS).passed
-    assert check("qkv", MATMUL_LOOPS, current(d_model=64, n_heads=1, seed=3)).passed
+    assert check("qkv", LEARNER_MATMUL).passed
+    assert check("qkv", LEARNER_MATMUL, current(d_model=64, n_heads=1, seed=3)).passed
 
 
 def test_the_first_differing_cell_is_reported_with_both_values() -> None:
     # right everywhere except one cell of the current case: row 3, column 1 is off by 0.5
-    source = MATMUL_LOOPS.replace(
+    source = LEARNER_MATMUL.replace(
         "    return out", "    if len(x) == 5:\n        out[3][1] += 0.5\n    return out"
     )
     cur = current()
@@ -314,7 +305,7 @@ def test_the_first_differing_cell_is_reported_with_both_values() -> None:
 
 
 def test_a_wrong_hidden_case_says_it_is_hidden_and_gives_its_shapes() -> None:
-    source = MATMUL_LOOPS.replace(
+    source = LEARNER_MATMUL.replace(
         "    return out", "    if len(x) == 1:\n        return [[0.0]]\n    return out"
     )
     verdict = check("qkv", source)
@@ -325,7 +316,9 @@ def test_a_wrong_hidden_case_says_it_is_hidden_and_gives_its_shapes() -> None:
 
 
 def test_nan_is_reported_where_it_first_appears() -> None:
-    source = MATMUL_LOOPS.replace("    return out", "    out[0][1] = float('nan')\n    return out")
+    source = LEARNER_MATMUL.replace(
+        "    return out", "    out[0][1] = float('nan')\n    return out"
+    )
     verdict = check("qkv", source)
     assert (verdict.code, verdict.params) == ("nan", {"row": 0, "col": 1})
 

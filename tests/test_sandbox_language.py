@@ -16,6 +16,7 @@ import pytest
 
 from llm import attention, nn
 from sandbox import ALLOWED_CALLS, HELPERS, SandboxError, check_source, run_cases
+from tests.learner_code import LEARNER_MATMUL
 
 
 def run(source: str, *args: object, function: str = "f", helpers: tuple[str, ...] = ()) -> object:
@@ -33,15 +34,6 @@ def error_of(source: str, *args: object, function: str = "f") -> SandboxError:
 
 
 # ---- a learner's code, hand-computed numbers -----------------------------------------------
-LEARNER_MATMUL = """
-def matmul(x, w):
-    out = [[0.0] * len(w[0]) for _ in range(len(x))]
-    for i in range(len(x)):
-        for j in range(len(w[0])):
-            for k in range(len(w)):
-                out[i][j] += x[i][k] * w[k][j]
-    return out
-"""
 
 LEARNER_SOFTMAX = """
 import math

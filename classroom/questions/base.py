@@ -158,3 +158,27 @@ def ask(
         highlight=dict(highlight or {}),
         setting=dict(link),
     )
+
+
+def token_question(
+    page: str,
+    name: str,
+    table: Text,
+    lang: str,
+    link: dict[str, str],
+    labels: Sequence[str],
+    values: Sequence[float],
+    highlight: dict[str, int] | None = None,
+    **fields: object,
+) -> Question:
+    """The Question ``page.name`` whose choices are tokens: the six with the largest ``values``,
+    in the sentence's order, the answer the largest under the tie rule. Its why,
+    ``table[lang][name + "_why"]``, lists their numbers; ``fields`` fill both texts.
+    ``highlight`` None outlines the answer's token."""
+    shown, best = pick_best(values)
+    numbers = token_why(labels, shown, values, 3, lang)
+    why = say(table, f"{name}_why", lang, numbers=numbers, **fields)
+    if highlight is None:
+        highlight = {"token": shown[best]} if best is not None else {}
+    choices = [labels[k] for k in shown]
+    return ask(page, name, table, lang, link, choices, best, why, highlight, **fields)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from classroom.questions.base import Question, ask, pick_best, say, shape_choices, token_why
+from classroom.questions.base import Question, ask, say, shape_choices, token_question
 from classroom.questions.setting import Setting, lab, norms
 
 PAGE = "mix"
@@ -35,27 +35,9 @@ def top_value(s: Setting, lang: str) -> Question | None:
     i = s.token
     head = lab(s)[2].heads[s.head]
     weights = (head.pattern[i] * norms(head.v)).tolist()
-    shown, best = pick_best(weights)
-    why = say(
-        TEXT,
-        "top_value_why",
-        lang,
-        i=i,
-        h=s.head,
-        numbers=token_why(labels, shown, weights, 3, lang),
-    )
-    return ask(
-        PAGE,
-        "top_value",
-        TEXT,
-        lang,
-        s.link(),
-        [labels[k] for k in shown],
-        best,
-        why,
-        {"token": i},
-        token=labels[i],
-        h=s.head,
+    fields = {"token": labels[i], "h": s.head, "i": i}
+    return token_question(
+        PAGE, "top_value", TEXT, lang, s.link(), labels, weights, {"token": i}, **fields
     )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from classroom.questions.base import Question, ask, pick_best, say, shape_choices, token_why
+from classroom.questions.base import Question, ask, say, shape_choices, token_question
 from classroom.questions.setting import Setting, lab, norms
 
 PAGE = "qkv"
@@ -32,23 +32,7 @@ def largest_query(s: Setting, lang: str) -> Question | None:
         return None
     q = lab(s)[2].heads[s.head].q
     values = norms(q).tolist()
-    shown, best = pick_best(values)
-    why = say(
-        TEXT, "largest_query_why", lang, h=s.head, numbers=token_why(labels, shown, values, 3, lang)
-    )
-    highlight = {"token": shown[best]} if best is not None else {}
-    return ask(
-        PAGE,
-        "largest_query",
-        TEXT,
-        lang,
-        s.link(),
-        [labels[k] for k in shown],
-        best,
-        why,
-        highlight,
-        h=s.head,
-    )
+    return token_question(PAGE, "largest_query", TEXT, lang, s.link(), labels, values, h=s.head)
 
 
 def q_shape(s: Setting, lang: str) -> Question:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from classroom.questions.base import Question, ask, num, pick_best, say, sci, token_why
+from classroom.questions.base import Question, ask, num, say, sci, token_question
 from classroom.questions.setting import Setting, lab
 
 PAGE = "scores"
@@ -44,30 +44,9 @@ def top_key(s: Setting, lang: str) -> Question | None:
         return None
     i = s.token
     row = lab(s)[2].heads[s.head].scores[i].tolist()
-    shown, best = pick_best(row)
-    why = say(
-        TEXT,
-        "top_key_why",
-        lang,
-        token=labels[i],
-        h=s.head,
-        i=i,
-        numbers=token_why(labels, shown, row, 3, lang),
-    )
     highlight = {"token": i}
-    return ask(
-        PAGE,
-        "top_key",
-        TEXT,
-        lang,
-        s.link(),
-        [labels[k] for k in shown],
-        best,
-        why,
-        highlight,
-        token=labels[i],
-        h=s.head,
-    )
+    fields = {"token": labels[i], "h": s.head, "i": i}
+    return token_question(PAGE, "top_key", TEXT, lang, s.link(), labels, row, highlight, **fields)
 
 
 def symmetric(s: Setting, lang: str) -> Question:

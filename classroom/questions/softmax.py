@@ -3,16 +3,7 @@
 from __future__ import annotations
 
 import llm
-from classroom.questions.base import (
-    Question,
-    ask,
-    num,
-    numbers,
-    pick_best,
-    say,
-    token_why,
-    too_close,
-)
+from classroom.questions.base import Question, ask, num, numbers, say, token_question, too_close
 from classroom.questions.setting import Setting, lab
 
 PAGE = "softmax"
@@ -72,31 +63,16 @@ def top_key(s: Setting, lang: str) -> Question | None:
         return None
     i = s.token
     row = _pattern(s, s.temperature)[i].tolist()
-    shown, best = pick_best(row)
     t = TEXT[lang]
-    why = say(
-        TEXT,
-        "top_key_why",
-        lang,
-        token=labels[i],
-        h=s.head,
-        i=i,
-        tau=num(s.temperature, 2, lang),
-        scaled=t["scaled"] if s.scale else t["unscaled"],
-        numbers=token_why(labels, shown, row, 3, lang),
-    )
-    return ask(
-        PAGE,
-        "top_key",
-        TEXT,
-        lang,
-        s.link(),
-        [labels[k] for k in shown],
-        best,
-        why,
-        {"token": i},
-        token=labels[i],
-        h=s.head,
+    fields = {
+        "token": labels[i],
+        "h": s.head,
+        "i": i,
+        "tau": num(s.temperature, 2, lang),
+        "scaled": t["scaled"] if s.scale else t["unscaled"],
+    }
+    return token_question(
+        PAGE, "top_key", TEXT, lang, s.link(), labels, row, {"token": i}, **fields
     )
 
 

@@ -168,6 +168,13 @@ def chip(page: Page, label: str):
     return buttons.filter(has_text=re.compile(f"^{re.escape(label)}$")).first
 
 
+def click_chip(page: Page, label: str) -> None:
+    """Click a token's chip once the page is idle: a run that has just drawn the what-if's
+    note above the chips moves them, and a click aimed before the move lands beside them."""
+    settle(page)
+    chip(page, label).click()
+
+
 def check_cell(page: Page, code: str, words: str) -> None:
     page.locator(".st-key-code_softmax textarea").fill(code)
     page.locator(".st-key-check_softmax button").click()
@@ -230,7 +237,7 @@ def test_a_class_follows_the_teacher_reports_and_ends(
         set_seed(tpage, 7)
         wait_query(tpage, seed="7")
         set_temperature_half(tpage)
-        chip(tpage, "sat").click()
+        click_chip(tpage, "sat")
         wait_query(tpage, token="2")
         expected = expected_pattern(7, 0.5)
         wait_until(tpage, lambda: shows(tpage, expected), "the teacher's pattern")

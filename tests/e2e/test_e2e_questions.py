@@ -16,8 +16,8 @@ from tests.e2e.test_e2e_class import (
     FOLLOW_S,
     PHONE_UA,
     SHOTS,
-    chip,
     class_server,  # noqa: F401, F811 (a fixture)
+    click_chip,
     data_dir,  # noqa: F401, F811 (a fixture)
     press,
     set_seed,
@@ -136,14 +136,14 @@ def test_the_reveal_shows_the_asked_row_on_every_screen(
     try:
         _code, _key, link = start_class(teacher)
         tpage = teacher.page
-        chip(tpage, "sat").click()
+        click_chip(tpage, "sat")
         wait_query(tpage, token="2")
         show(student.page, link)
         wait_query(student.page, timeout=FOLLOW_S, token="2")
         ask_top_key(tpage)
         projector = tpage.locator(".st-key-class_projector").first  # a run's stale copy aside
         expect(projector).to_contain_text("Which token does sat attend to most")
-        chip(tpage, "the").click()
+        click_chip(tpage, "the")
         wait_query(tpage, token="0")
         wait_query(student.page, timeout=FOLLOW_S, token="0")
         press(tpage, "class_reveal")
