@@ -35,13 +35,17 @@ t = translator(TEXT, s.lang)
 labels = s.lab.labels
 n_tokens = len(labels)
 
+
+def formulas(*parts: str) -> str:
+    """LaTeX for formulas side by side, or on a phone one under the other: side by side, the
+    chapter's formula and its mask (or τ) are wider than a phone's screen."""
+    if s.phone:
+        return r"\begin{gathered}" + r" \\ ".join(parts) + r"\end{gathered}"
+    return r",\quad ".join(parts)
+
+
 st.title(t("title"), anchor=False)
-# on a phone the mask goes under the formula: side by side they are wider than its screen
-st.latex(
-    rf"\begin{{gathered}}{FORMULA} \\ {MASK}\end{{gathered}}"
-    if s.phone
-    else rf"{FORMULA},\quad {MASK}"
-)
+st.latex(formulas(FORMULA, MASK))
 st.write(t("intro"))
 st.info(t("mask") if s.causal else t("no_mask"))
 
@@ -99,7 +103,7 @@ def moved_note(tau: float, scale: bool) -> None:
     divided = r"\tau\sqrt{d_k}" if scale else r"\tau"
     formula = rf"A = \mathrm{{softmax}}\!\left(\frac{{Q K^\top}}{{{divided}}} + M\right)"
     tau_tex = f"{tau:g}".replace(".", "{,}") if s.lang == "fr" else f"{tau:g}"
-    tex_box.latex(rf"{formula},\quad \tau = {tau_tex}")
+    tex_box.latex(formulas(formula, rf"\tau = {tau_tex}"))
 
 
 def maps(figures: dict[str, dict], head: llm.HeadTrace) -> None:

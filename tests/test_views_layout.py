@@ -106,6 +106,25 @@ def test_a_heatmap_is_as_large_as_its_cells_and_their_labels() -> None:
     assert big["layout"]["xaxis"]["tickangle"] == -90 and "text" not in big["data"][0]
 
 
+def test_a_cell_is_as_wide_as_its_widest_number() -> None:
+    # −10.59 at 11 px: 0.46 + 4 × 0.495 + 0.31 = 2.75 em = 30.25 px, rounded up, and 3 px room
+    assert labels.number_cell([["\u221210.59", "4.44"]], 11) == 31 + 3
+    assert labels.number_cell([["\u221210.59"]], 13) == 36 + 3  # 35.75 px: a desktop's 40 holds it
+    assert labels.number_cell([["1,00", "×"]], 11) == math.ceil(1.795 * 11) + 3 == 23
+    assert labels.number_cell([["\u22121.06"]], 11) == 25 + 3  # a phone's 28 holds it
+    m = np.array([[15.94, -10.59], [1.59, 0.2]])
+    rows = ["the", "cat"]
+
+    def plot_width(look: style.Look) -> int:
+        layout = heatmaps.heatmap(m, rows, rows, signed=True, look=look)["layout"]
+        return layout["width"] - layout["margin"]["l"] - layout["margin"]["r"]
+
+    assert plot_width(style.Look(phone=True)) == 2 * 34  # not the phone's 28: −10.59 would spill
+    assert plot_width(style.Look()) == 2 * 40  # a computer's cells hold it already
+    small = heatmaps.heatmap(m / 10, rows, rows, signed=True, look=style.Look(phone=True))
+    assert small["layout"]["width"] - sum(small["layout"]["margin"][k] for k in "lr") == 2 * 28
+
+
 def test_short_cells_keep_their_size_under_a_taller_colour_bar_and_title() -> None:
     """One token: the plot area is the colour bar's 100 px, the one row of cells 40 px at its
     top; a title wider than the cells takes two lines and the figure its longer line."""

@@ -45,6 +45,9 @@ STARTUP_SECONDS = 90  # a cold start imports numpy, pandas and plotly on a busy 
 WAIT_MS = 30_000
 REPORT_MS = 10_000  # the store's report, on a page that has drawn: a second at most, unless busy
 DEFAULT_TEXT = "the cat sat on mat"
+# for each formula on the page, whether it fits its box (the box does not scroll sideways)
+FORMULAS_FIT_JS = """() => [...document.querySelectorAll('.katex-display')].map(
+  (el) => el.scrollWidth <= el.clientWidth)"""
 
 
 # --- server --------------------------------------------------------------------------------

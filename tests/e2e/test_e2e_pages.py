@@ -10,6 +10,7 @@ from playwright.sync_api import Browser
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.e2e.harness import (
+    FORMULAS_FIT_JS,
     SIDEBAR,
     Server,
     Session,
@@ -56,6 +57,8 @@ def test_every_page_loads(session: Session, file: str, key: str) -> None:
     # nothing unseen takes room above the page (the presenter switch, the document's language,
     # the live region): its first element starts where the column's padding ends
     assert abs(page.evaluate(FIRST_ELEMENT_GAP_JS)) < 1
+    # every formula fits its box: a box that scrolls shows a scroll bar where they take room
+    assert all(page.evaluate(FORMULAS_FIT_JS))
     assert session.console.errors == []
 
 
@@ -85,10 +88,8 @@ def test_phone_viewport(browser: Browser, server: Server) -> None:
         assert width[0] <= width[1] == PHONE[0]  # the page itself never scrolls sideways
         main = page.locator("[data-testid='stMain']")  # Streamlit scrolls the lesson in here
         assert main.evaluate("el => el.scrollWidth <= el.clientWidth")
-        # the formula and its mask, one under the other, fit the screen (KaTeX's own rounding
-        # leaves a box 2 px wider than its column, on every page and at every width)
-        formula = page.locator(".katex-display").first
-        assert formula.evaluate("el => el.scrollWidth <= el.clientWidth + 2")
+        # the formula and its mask, one under the other, fit the screen
+        assert page.evaluate(FORMULAS_FIT_JS) == [True]
         charts = page.locator(".js-plotly-plot")
         # the causal mask is on: scaled scores, masked scores, pattern, the rows' entropy
         # (bars) and why √d_k (three line plots, one under the other on a phone)
@@ -106,6 +107,9 @@ def test_phone_viewport(browser: Browser, server: Server) -> None:
         # the sidebar starts closed on a phone, so the lesson is what one sees first
         sidebar = page.locator(SIDEBAR).bounding_box()
         assert sidebar is not None and sidebar["x"] + sidebar["width"] <= 0, sidebar
+        # a temperature's formula and its τ, one under the other, fit too
+        session.open("/softmax?temperature=0.5")
+        assert page.evaluate(FORMULAS_FIT_JS) == [True, True]
         assert session.console.errors == []
     finally:
         screenshot(page, "phone_softmax")

@@ -20,6 +20,7 @@ from tests.e2e.harness import (
     CHROMIUM,
     CHROMIUM_ARGS,
     DEFAULT_TEXT,
+    FORMULAS_FIT_JS,
     SIDEBAR,
     WAIT_MS,
     Server,
@@ -242,6 +243,8 @@ def test_presenter_mode_on_every_page(browser: Browser, server: Server, lang: st
             if lesson and charts.count():
                 first = charts.first.bounding_box()
                 assert first is not None and first["y"] < PROJECTOR[1], (path, lang, first)
+            # every formula fits its box (a box that scrolls shows a bar where bars take room)
+            assert all(page.evaluate(FORMULAS_FIT_JS)), (path, lang)
     finally:
         session.page.context.close()
 

@@ -1,5 +1,6 @@
 """Charts sized by their cells: on every page, at both chapter presets and on the screens a class
-uses, every heatmap cell and its number stay readable and no chart text runs into another.
+uses, every heatmap cell and its number stay readable, each number inside its cell, and no chart
+text runs into another.
 
 Measured in chromium, in CSS px (what a zoom scales): a cell is its heatmap image's box over its
 rows and columns, a number the computed font size of its ``<text>``, a text's box its
@@ -100,11 +101,13 @@ MEASURE = """() => {
       const cd = cds[k];
       if (!image || !cd) return;
       const z = cd[0].z, r = box(image);
-      const fonts = [...g.querySelectorAll('text')]
-        .filter(t => t.textContent.trim() !== '')
-        .map(t => parseFloat(getComputedStyle(t).fontSize));
+      const numbers = [...g.querySelectorAll('text')].filter(t => t.textContent.trim() !== '');
+      const fonts = numbers.map(t => parseFloat(getComputedStyle(t).fontSize));
+      // the widest number and its text (the SVG's units are CSS px)
+      const widest = numbers.reduce((w, t) => {
+        const px = t.getBBox().width; return px > w[0] ? [px, t.textContent] : w; }, [0, '']);
       chart.heatmaps.push({rows: z.length, cols: z[0].length,
-        w: (r.x1 - r.x0) / z[0].length, h: (r.y1 - r.y0) / z.length, fonts});
+        w: (r.x1 - r.x0) / z[0].length, h: (r.y1 - r.y0) / z.length, fonts, widest});
     });
     const kinds = [
       ['title', '.g-gtitle text, .annotation text, [class^="g-x"][class$="title"] text, '
@@ -169,6 +172,10 @@ def problems(measured: dict, screen: Screen, path: str = "") -> list[str]:
                 found.append(f"{key}: {hm['rows']}×{hm['cols']} cells without their numbers")
             elif min(hm["fonts"]) < screen.number:
                 found.append(f"{key}: numbers of {min(hm['fonts']):.1f} px")
+            # each number inside its cell, a pixel from each edge (the cells' 1 px gap)
+            width, text = hm["widest"]
+            if width > hm["w"] - 2:
+                found.append(f"{key}: {text} is {width:.1f} px wide in cells of {hm['w']:.1f} px")
         texts, svg = chart["texts"], chart["svg"]
         if screen.present:
             for a in texts:

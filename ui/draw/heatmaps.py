@@ -18,7 +18,14 @@ from typing import Any
 import numpy as np
 
 from ui.draw.contrast import colour_range, readable_numbers
-from ui.draw.labels import axis_margins, fit_lines, label_px, scaled_margins, x_label_angle
+from ui.draw.labels import (
+    axis_margins,
+    fit_lines,
+    label_px,
+    number_cell,
+    scaled_margins,
+    x_label_angle,
+)
 from ui.draw.style import BAR, CELL_AXIS, COLOUR_SCALES, MASKED_COLOUR, PLAIN, Look
 from ui.draw.wire import Spec, fast_figure
 
@@ -51,8 +58,9 @@ def heatmap_spec(
 
     ``masked`` (bool, True = masked) cells are drawn in a grey of their own (``mask_shape``)
     with a × and say ``masked_label`` on hover, so a masked cell never reads as a low value.
-    Colours: ``_colours``. Sizes (px): a cell is ``look.cells(max(R, C))`` square; the figure
-    is the cells plus the margins that hold their labels and titles (``_layout``).
+    Colours: ``_colours``. Sizes (px): a cell is ``look.cells(max(R, C))`` square, or as wide
+    as its widest number (``number_cell``); the figure is the cells plus the margins that hold
+    their labels and titles (``_layout``).
     Shapes: m [R, C], rows R labels, cols C labels.
     """
     n_rows, n_cols = np.shape(m)
@@ -61,6 +69,8 @@ def heatmap_spec(
     trace = heatmap_cells(
         m, rows, cols, number_px=number_px, x_title=x_title, y_title=y_title, **cells
     )
+    if number_px:  # a cell as wide as its widest number, at least
+        cell = max(cell, number_cell(trace["text"], number_px))
     colours = _colours(trace["z"], signed, zmin, zmax)
     trace.update(colours, showscale=showscale)
     lo, hi = colour_range(trace["z"], colours.get("zmin"), colours.get("zmax"), colours.get("zmid"))

@@ -35,6 +35,22 @@ def label_px(label: str) -> float:
     return 1.1 * width
 
 
+# a cell's number (Source Sans, measured in chromium): a digit 0.495 em, a minus sign 0.46 em,
+# a decimal point or comma 0.31 em; and the room it keeps from its cell's edges (px, both sides)
+DIGIT_EM, NUMBER_EMS, NUMBER_ROOM = 0.495, {"\u2212": 0.46, "-": 0.46, ".": 0.31, ",": 0.31}, 3
+
+
+def number_cell(texts: Sequence[Sequence[str]], size: int) -> int:
+    """The side (px) of a cell that holds the widest of ``texts`` drawn at ``size`` px, with
+    NUMBER_ROOM beside it: "−10.59" at 11 px is about 30 px wide and wants 34 px.
+    Shapes: texts [R][C] -> px."""
+    ems = max(
+        (sum(NUMBER_EMS.get(ch, DIGIT_EM) for ch in text) for row in texts for text in row),
+        default=0.0,
+    )
+    return math.ceil(ems * size) + NUMBER_ROOM
+
+
 def axis_margins(
     rows: Sequence[str], cols: Sequence[str], tickangle: float, *, colour_bar: bool = False
 ) -> dict[str, int]:

@@ -12,6 +12,12 @@ with what they show unchanged and centred:
 - a tab whose name is one letter ("A", "K", "V": 7 to 8 px wide, next to the next tab);
 - the arrows that scroll a row of tabs too wide for the column (20 px wide).
 
+A formula's box (``.katex-display``) scrolls sideways when the formula is wider than the column.
+It is as wide as KaTeX measures the formula, but the 2 px spacer KaTeX puts in a subscript
+(``.vlist-s``) sticks out of that width when a formula ends on one (Q = X W_Q ... V = X W_V):
+the box then scrolls by 2 px, and where scroll bars take room (a computer set to show them) a
+bar sits under the formula. ``REFLOW_CSS`` gives the box 2 px of room on each side.
+
 The frame sends it once a run with the other CSS (``ui.frame.page``).
 """
 
@@ -22,4 +28,5 @@ REFLOW_CSS = """<style>
 .stApp :is([data-testid="stTabsScrollLeft"], [data-testid="stTabsScrollRight"]) {
   min-width: 24px; }
 .stApp [class*="st-key-text_table_"] { overflow-x: auto; }
+.stApp .katex-display { padding-inline: 2px; }
 </style>"""
