@@ -125,6 +125,22 @@ def test_a_cell_is_as_wide_as_its_widest_number() -> None:
     assert small["layout"]["width"] - sum(small["layout"]["margin"][k] for k in "lr") == 2 * 28
 
 
+def test_a_grid_s_cells_are_as_wide_as_its_widest_number() -> None:
+    big = np.array([[1.5, -12.344], [np.nan, 3.0]])
+    ends = heatmaps.extreme_numbers([np.where(np.isnan(big), np.inf, big), np.array([[np.nan]])])
+    assert ends == ["\u221212.34", "3.00"]  # an infinite cell and an empty matrix print nothing
+    phone, rows = style.Look(phone=True), ["the", "cat"]
+    assert grid_plan.grid_cells(phone, rows, [rows]) == (28, 11)
+    assert grid_plan.grid_cells(phone, rows, [rows], ["\u221212.34"]) == (31 + 3, 11)
+
+    def width(m: np.ndarray) -> int:
+        return grids.grid_figure([m, m], rows, [rows, rows], ["a", "b"], signed=True, look=phone)[
+            "layout"
+        ]["width"]
+
+    assert width(big) - width(big / 10) == 2 * (34 - 28)  # one plot a row, two cells wide
+
+
 def test_short_cells_keep_their_size_under_a_taller_colour_bar_and_title() -> None:
     """One token: the plot area is the colour bar's 100 px, the one row of cells 40 px at its
     top; a title wider than the cells takes two lines and the figure its longer line."""

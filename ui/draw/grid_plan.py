@@ -8,7 +8,14 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ui.draw.labels import axis_margins, fit_lines, label_px, scaled_margins, x_label_angle
+from ui.draw.labels import (
+    axis_margins,
+    fit_lines,
+    label_px,
+    number_cell,
+    scaled_margins,
+    x_label_angle,
+)
 from ui.draw.style import LARGE_SIDE_PX, Look
 
 # the narrowest chart box of a class's computer screen (px): 1280 × 720 zoomed to 150 % (521 px;
@@ -22,11 +29,17 @@ SUBTITLE_PX = 13  # a plot's title, above it
 ROW_ROOM = 26  # px between a row's x labels and the titles of the row under it: room to read
 
 
-def grid_cells(look: Look, rows: Sequence[str], cols: Sequence[Sequence[str]]) -> tuple[int, int]:
+def grid_cells(
+    look: Look, rows: Sequence[str], cols: Sequence[Sequence[str]], widest: Sequence[str] = ()
+) -> tuple[int, int]:
     """The cells' side and their numbers' size (px) of a grid: several plots of a large setting
-    get half the side of a lone one."""
+    get half the side of a lone one; a cell at least as wide as the ``widest`` numbers it
+    prints (``number_cell``)."""
     side = LARGE_SIDE_PX // (1 if len(cols) == 1 else 2)
-    return look.cells(max(len(rows), max(len(c) for c in cols)), side)
+    cell, number_px = look.cells(max(len(rows), max(len(c) for c in cols)), side)
+    if number_px and widest:
+        cell = max(cell, number_cell([widest], number_px))
+    return cell, number_px
 
 
 @dataclass(frozen=True)
@@ -52,13 +65,15 @@ def plan_grid(
     look: Look,
     scale_title: str,
     row_px: float,
+    widest: Sequence[str] = (),
     *,
     colour_bar: bool,
 ) -> Plan:
     """A grid's sizes (px): its cells, their numbers, the x labels' angle and height, the
     titles and their height, a plot's slot, the margins, and how many slots fit ``row_px``.
-    Every cell is ``look.cells(max(R, most C))`` square."""
-    cell, number_px = grid_cells(look, rows, cols)
+    Every cell is ``look.cells(max(R, most C))`` square, or as wide as the ``widest`` numbers
+    (``grid_cells``)."""
+    cell, number_px = grid_cells(look, rows, cols, widest)
     grow = look.text_scale  # presenter mode's larger text: its labels and titles take more room
     all_cols = [c for group in cols for c in group]
     tickangle, x_labels = _x_labels(all_cols, cell, grow)
@@ -128,19 +143,22 @@ def wrapping(
     scale_title: str,
     n: int,
     per_row: int,
+    widest: Sequence[str] = (),
 ) -> tuple[Look, int, bool] | None:
     """How a grid of ``n`` plots wider than WRAP_PX wraps: None when it stays whole (cells
     without numbers: its box scrolls sideways); ``(fitted look, k, True)`` for ONE figure of k
     plots a row (two or more) at the largest cells down to COMPACT_CELL_PX that fit WRAP_PX
     with the colour bar lying above them; else ``(look, k, False)`` for pieces of k plots,
     each a row that fits WRAP_PX with the bar upright."""
-    cell, number_px = grid_cells(look, rows, cols)
+    cell, number_px = grid_cells(look, rows, cols, widest)
     if not number_px:
         return None
-    for side in range(cell, round(COMPACT_CELL_PX * look.scale) - 1, -1):
+    least = max(round(COMPACT_CELL_PX * look.scale), number_cell([widest], number_px))
+    for side in range(cell, least - 1, -1):
         compact = look.fitted(side, number_px)
-        fits = plan_grid(rows, cols, titles, compact, scale_title, WRAP_PX, colour_bar=False).fits
-        if fits >= 2:
-            return compact, min(per_row, n, fits), True
-    fits = plan_grid(rows, cols, titles, look, scale_title, WRAP_PX, colour_bar=True).fits
+        plan = plan_grid(rows, cols, titles, compact, scale_title, WRAP_PX, colour_bar=False)
+        if plan.fits >= 2:
+            return compact, min(per_row, n, plan.fits), True
+    plan = plan_grid(rows, cols, titles, look, scale_title, WRAP_PX, widest, colour_bar=True)
+    fits = plan.fits
     return look, max(1, min(per_row, n, fits)), False

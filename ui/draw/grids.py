@@ -29,7 +29,7 @@ from ui.draw.grid_plan import (
     plan_grid,
     wrapping,
 )
-from ui.draw.heatmaps import heatmap_cells, mask_shape
+from ui.draw.heatmaps import extreme_numbers, heatmap_cells, mask_shape
 from ui.draw.labels import fit_lines
 from ui.draw.style import BAR, CELL_AXIS, COLOUR_SCALES, PLAIN, Look
 from ui.draw.wire import Spec, fast_figure, show_pieces
@@ -91,7 +91,8 @@ def grid_figures(
     if look.phone or len(mats) == 1 or whole["layout"]["width"] <= WRAP_PX:
         return [whole]
     scale_title = str(style.get("scale_title", ""))
-    wrap = wrapping(rows, cols, titles, look, scale_title, len(mats), per_row)
+    widest = extreme_numbers(mats, style.get("digits", 2))
+    wrap = wrapping(rows, cols, titles, look, scale_title, len(mats), per_row, widest)
     if wrap is None:
         return [whole]
     fitted, k, compact = wrap
@@ -161,18 +162,18 @@ def grid_figure(
     bound: float | None = None,
     flat_bar: bool = False,
 ) -> Spec:
-    """The heatmaps of ``mats`` as a grid of plots, at most ``per_row`` a row, in one figure,
-    on one colour axis (``_colour_axis``; its bar: ``_colour_bar``). Trace n sits on axes
-    x{n+1}/y{n+1} (plotly's names: x, x2, x3, ...), its title in an annotation above it; the
-    token labels stand once, left of each row of plots; exact values on hover. Sizes:
-    ``ui.draw.grid_plan``; ``row_px``: how wide a row may be; ``phone`` (or ``look.phone``):
-    one plot a row.
+    """The heatmaps of ``mats`` as a grid of plots, at most ``per_row`` a row, in one figure, on
+    one colour axis (``_colour_axis``; its bar: ``_colour_bar``). Trace n sits on axes x{n+1}/
+    y{n+1} (plotly's x, x2, ...), its title in an annotation above it; the token labels stand
+    once, left of each row of plots; exact values on hover. Sizes: ``ui.draw.grid_plan``, cells
+    as wide as their widest numbers; ``row_px``: how wide a row may be; ``phone``: one plot a row.
     Shapes: mats N × [R, C]; rows R labels; cols N × C labels; titles N.
     """
     if phone:
         look = replace(look, phone=True)
     bar_up = colour_bar and not flat_bar
-    plan = plan_grid(rows, cols, titles, look, scale_title, row_px, colour_bar=bar_up)
+    widest = extreme_numbers(mats, digits)
+    plan = plan_grid(rows, cols, titles, look, scale_title, row_px, widest, colour_bar=bar_up)
     grid = arrange(plan, len(mats), len(rows), per_row, look)
     lying = colour_bar and (flat_bar or (grid.per_row == 1 and not upright))
     cells = {"masked": masked, "masked_label": masked_label, "digits": digits, "look": look}

@@ -311,6 +311,18 @@ def _cell_texts(
     return texts
 
 
+def extreme_numbers(mats: Sequence[np.ndarray], digits: int = 2) -> list[str]:
+    """The cell numbers of each matrix's smallest and largest finite value, written as the cells
+    write them: the widest numbers a grid of them prints (``ui.draw.labels.number_cell``).
+    Shapes: mats N × [R, C] -> at most 2N texts."""
+    finite = [m[np.isfinite(m)] for m in (np.asarray(m, dtype=np.float64) for m in mats)]
+    ends = [v for f in finite if f.size for v in (f.min(), f.max())]
+    if not ends:
+        return []
+    z = np.array([ends])
+    return _cell_texts(z, np.zeros(z.shape, dtype=bool), f"{{:.{digits}f}}", "×", False, digits)[0]
+
+
 def heatmap(m: np.ndarray, rows: Sequence[str], cols: Sequence[str], **style: Any) -> Spec:
     """A plotly heatmap of m with token labels, row 0 on top; ``style`` as in ``heatmap_spec``."""
     trace, layout = heatmap_spec(m, rows, cols, **style)
