@@ -121,6 +121,12 @@ def test_a_cell_is_as_wide_as_its_widest_number() -> None:
 
     assert plot_width(style.Look(phone=True)) == 2 * 34  # not the phone's 28: −10.59 would spill
     assert plot_width(style.Look()) == 2 * 40  # a computer's cells hold it already
+    # masked S beside S: the same cells, the masked −10.59 counted (hidden, it sizes them alike)
+    hidden = np.array([[False, True], [False, False]])
+    masked = heatmaps.heatmap(
+        m, rows, rows, signed=True, masked=hidden, look=style.Look(phone=True)
+    )
+    assert masked["layout"]["width"] - sum(masked["layout"]["margin"][k] for k in "lr") == 2 * 34
     small = heatmaps.heatmap(m / 10, rows, rows, signed=True, look=style.Look(phone=True))
     assert small["layout"]["width"] - sum(small["layout"]["margin"][k] for k in "lr") == 2 * 28
 

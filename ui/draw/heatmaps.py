@@ -69,8 +69,8 @@ def heatmap_spec(
     trace = heatmap_cells(
         m, rows, cols, number_px=number_px, x_title=x_title, y_title=y_title, **cells
     )
-    if number_px:  # a cell as wide as its widest number, at least
-        cell = max(cell, number_cell(trace["text"], number_px))
+    if number_px:  # as wide as its widest number, a masked one's too (S and masked S alike)
+        cell = max(cell, number_cell([extreme_numbers([m], digits)], number_px))
     colours = _colours(trace["z"], signed, zmin, zmax)
     trace.update(colours, showscale=showscale)
     lo, hi = colour_range(trace["z"], colours.get("zmin"), colours.get("zmax"), colours.get("zmid"))
