@@ -108,10 +108,10 @@ def test_a_heatmap_is_as_large_as_its_cells_and_their_labels() -> None:
 
 def test_a_cell_is_as_wide_as_its_widest_number() -> None:
     # −10.59 at 11 px: 0.46 + 4 × 0.495 + 0.31 = 2.75 em = 30.25 px, rounded up, and 3 px room
-    assert labels.number_cell([["\u221210.59", "4.44"]], 11) == 31 + 3
-    assert labels.number_cell([["\u221210.59"]], 13) == 36 + 3  # 35.75 px: a desktop's 40 holds it
-    assert labels.number_cell([["1,00", "×"]], 11) == math.ceil(1.795 * 11) + 3 == 23
-    assert labels.number_cell([["\u22121.06"]], 11) == 25 + 3  # a phone's 28 holds it
+    assert labels.number_cell(["\u221210.59", "4.44"], 11) == 31 + 3
+    assert labels.number_cell(["\u221210.59"], 13) == 36 + 3  # 35.75 px: a desktop's 40 holds it
+    assert labels.number_cell(["1,00", "×"], 11) == math.ceil(1.795 * 11) + 3 == 23
+    assert labels.number_cell(["\u22121.06"], 11) == 25 + 3  # a phone's 28 holds it
     m = np.array([[15.94, -10.59], [1.59, 0.2]])
     rows = ["the", "cat"]
 

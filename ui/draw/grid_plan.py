@@ -38,7 +38,7 @@ def grid_cells(
     side = LARGE_SIDE_PX // (1 if len(cols) == 1 else 2)
     cell, number_px = look.cells(max(len(rows), max(len(c) for c in cols)), side)
     if number_px and widest:
-        cell = max(cell, number_cell([widest], number_px))
+        cell = max(cell, number_cell(widest, number_px))
     return cell, number_px
 
 
@@ -153,7 +153,7 @@ def wrapping(
     cell, number_px = grid_cells(look, rows, cols, widest)
     if not number_px:
         return None
-    least = max(round(COMPACT_CELL_PX * look.scale), number_cell([widest], number_px))
+    least = max(round(COMPACT_CELL_PX * look.scale), number_cell(widest, number_px))
     for side in range(cell, least - 1, -1):
         compact = look.fitted(side, number_px)
         plan = plan_grid(rows, cols, titles, compact, scale_title, WRAP_PX, colour_bar=False)

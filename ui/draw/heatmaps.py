@@ -70,7 +70,7 @@ def heatmap_spec(
         m, rows, cols, number_px=number_px, x_title=x_title, y_title=y_title, **cells
     )
     if number_px:  # as wide as its widest number, a masked one's too (S and masked S alike)
-        cell = max(cell, number_cell([extreme_numbers([m], digits)], number_px))
+        cell = max(cell, number_cell(extreme_numbers([m], digits), number_px))
     colours = _colours(trace["z"], signed, zmin, zmax)
     trace.update(colours, showscale=showscale)
     lo, hi = colour_range(trace["z"], colours.get("zmin"), colours.get("zmax"), colours.get("zmid"))
@@ -315,7 +315,8 @@ def extreme_numbers(mats: Sequence[np.ndarray], digits: int = 2) -> list[str]:
     """The cell numbers of each matrix's smallest and largest finite value, written as the cells
     write them: the widest numbers a grid of them prints (``ui.draw.labels.number_cell``).
     Shapes: mats N × [R, C] -> at most 2N texts."""
-    finite = [m[np.isfinite(m)] for m in (np.asarray(m, dtype=np.float64) for m in mats)]
+    arrays = (np.asarray(m, dtype=np.float64) for m in mats)
+    finite = [a[np.isfinite(a)] for a in arrays]
     ends = [v for f in finite if f.size for v in (f.min(), f.max())]
     if not ends:
         return []

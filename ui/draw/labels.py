@@ -40,14 +40,10 @@ def label_px(label: str) -> float:
 DIGIT_EM, NUMBER_EMS, NUMBER_ROOM = 0.495, {"\u2212": 0.46, "-": 0.46, ".": 0.31, ",": 0.31}, 3
 
 
-def number_cell(texts: Sequence[Sequence[str]], size: int) -> int:
+def number_cell(texts: Sequence[str], size: int) -> int:
     """The side (px) of a cell that holds the widest of ``texts`` drawn at ``size`` px, with
-    NUMBER_ROOM beside it: "−10.59" at 11 px is about 30 px wide and wants 34 px.
-    Shapes: texts [R][C] -> px."""
-    ems = max(
-        (sum(NUMBER_EMS.get(ch, DIGIT_EM) for ch in text) for row in texts for text in row),
-        default=0.0,
-    )
+    NUMBER_ROOM beside it: "−10.59" at 11 px is about 30 px wide and wants 34 px."""
+    ems = max((sum(NUMBER_EMS.get(ch, DIGIT_EM) for ch in text) for text in texts), default=0.0)
     return math.ceil(ems * size) + NUMBER_ROOM
 
 

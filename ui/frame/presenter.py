@@ -65,7 +65,7 @@ html { font-size: 20px; }
 [data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"]
   > .stElementContainer:is(:has(h1), :has(.katex-display)) { flex: 0 1 auto; width: auto; }
 [data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"]
-  > .stElementContainer:has(.katex-display) .katex-display { margin: 0; padding: 0.3rem 2px; }
+  > .stElementContainer:has(.katex-display) .katex-display { margin: 0; padding-block: 0.3rem; }
 [data-testid="stMainBlockContainer"] h1 { font-size: 1.8rem; padding: 0 !important; }
 [data-testid="stMainBlockContainer"] :is(h2, h3) { padding: 0.2rem 0 0 !important; }
 [data-testid="stMainBlockContainer"] [data-testid="stHeading"] [data-testid="stMarkdownContainer"] {
