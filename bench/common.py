@@ -399,6 +399,13 @@ def shown(stats: dict | None, key: str = "median", digits: int = 1) -> str:
 
 
 def has_control(at, key: str) -> bool:
-    """Whether the page drew a number input ``key``: the frame draws only the controls a page
-    uses (the home page and /learned have no seed)."""
-    return any(widget.key == key for widget in at.number_input)
+    """Whether the page shows a number input ``key``: the frame keeps every shared control in
+    its place but hides those a page does not use (``ui.frame.shared.unused_css``: /learned
+    shows no seed), and a hidden one is no control of that page."""
+    selector = f".st-key-{key}"
+    hidden = any(
+        f"{selector}," in body or f"{selector} {{" in body
+        for body in (element.proto.body for element in at.get("html"))
+        if 'id="unused-settings"' in body
+    )
+    return not hidden and any(widget.key == key for widget in at.number_input)

@@ -11,7 +11,8 @@ Two views of the same reruns:
 
 Each page runs at chapter 9's preset and at the largest sublayer the sidebar offers, in two modes:
 *hit* reruns with the same settings (``compute_lab`` answers from its cache), *miss* reruns with a
-new seed each time (the sublayer is recomputed). Two warm-up runs come first and are not counted.
+new seed each time (the sublayer is recomputed; on /learned, which shows no seed, a new training
+step). Two warm-up runs come first and are not counted.
 """
 
 from __future__ import annotations
@@ -111,13 +112,24 @@ class MissCounter:
         llm.init_params = self._saved
 
 
-def miss_values(slug: str, i: int) -> dict[str, int]:
-    """What a miss rerun moves besides the seed: on the learned-heads page, whose model does not
-    depend on the seed, the training step (a checkpoint not yet drawn, one per rerun)."""
+def miss_values(slug: str, i: int, seed: int) -> dict[str, int]:
+    """What the ``i``-th miss rerun moves: the seed, or on the learned-heads page, whose model
+    does not depend on it (it shows no seed), the training step (a checkpoint not yet drawn, one
+    per rerun)."""
     if slug != "learned":
-        return {}
+        return {"seed": seed}
     steps = llm.load_model().steps
     return {"step": steps[i % len(steps)]}
+
+
+def move_miss(at, slug: str, i: int, seed: int) -> None:
+    """Set the ``i``-th miss's values (``miss_values``) on AppTest's controls, for its next run:
+    the seed where the page shows it (``has_control``), the step on the learned-heads page."""
+    for key, value in miss_values(slug, i, seed).items():
+        if key == "step":
+            at.select_slider(key="step").set_value(value)
+        elif has_control(at, key):  # the home page keeps the seed; a page may hide it
+            at.number_input(key=key).set_value(value)
 
 
 def _apptest_page(path: Path, preset: str, reruns: int, seed_base: int, runner_cls) -> dict:
@@ -138,10 +150,8 @@ def _apptest_page(path: Path, preset: str, reruns: int, seed_base: int, runner_c
         script, cpu, wall, size, count = [], [], [], [], []
         with MissCounter() as misses:
             for i in range(reruns):
-                if mode == "miss" and has_control(at, "seed"):  # /learned and / have none
-                    at.number_input(key="seed").set_value(seed_base + 1 + i)
-                    if "step" in (moved := miss_values(page_slug(path), i)):
-                        at.select_slider(key="step").set_value(moved["step"])
+                if mode == "miss":
+                    move_miss(at, page_slug(path), i, seed_base + 1 + i)
                 t0 = time.perf_counter()
                 at.run()
                 wall.append((time.perf_counter() - t0) * 1e3)
@@ -188,7 +198,7 @@ async def _ws_page(
             cpu0 = server_cpu()
             for i in range(reruns):
                 if mode == "miss":
-                    moved = {"seed": seed_base + 1 + i} | miss_values(slug, i)
+                    moved = miss_values(slug, i, seed_base + 1 + i)
                     runs.append(await session.change(**moved))
                 else:
                     runs.append(await session.rerun())

@@ -5,7 +5,7 @@
     .venv/bin/python -m bench.profile pages/4_mix.py --same --callers filtered_state
 
 Profiles only the script runs (after two warm-up runs), one new seed per rerun (a cache miss;
-on the learned page a new training step too, as bench.pages moves it) unless ``--same`` is
+on the learned page a new training step instead, as bench.pages moves it) unless ``--same`` is
 given. Profiles with cProfile and pstats.
 """
 
@@ -34,7 +34,7 @@ def profile_page(
     from streamlit.testing.v1 import AppTest, app_test, local_script_runner
     from streamlit.testing.v1.local_script_runner import LocalScriptRunner
 
-    from bench.pages import miss_values
+    from bench.pages import move_miss
 
     profiler = cProfile.Profile()
     state = {"on": False}
@@ -62,9 +62,7 @@ def profile_page(
         state["on"] = True
         for i in range(reruns):
             if not same:
-                at.number_input(key="seed").set_value(900_000 + i)
-                if "step" in (moved := miss_values(page_slug(path), i)):
-                    at.select_slider(key="step").set_value(moved["step"])
+                move_miss(at, page_slug(path), i, 900_000 + i)
             at.run()
     finally:
         app_test.LocalScriptRunner, app_test.ScriptCache, local_script_runner.ScriptCache = saved

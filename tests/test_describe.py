@@ -248,3 +248,26 @@ def test_a_kept_figures_alt_is_written_once_for_its_traces(monkeypatch) -> None:
     assert wire._alt(kept) == first
     other = {"data": kept["data"], "layout": wire.derived_layout(kept["layout"], width=999)}
     assert wire._alt(other) == "described again"
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_a_training_steps_charts_say_what_a_fresh_description_says(lang: str) -> None:
+    """/learned's training charts at a step carry their unmarked charts' words
+    (``wire.same_words``): the step's dashed line has no name, so a description written anew
+    from the marked figure is the same, word for word. Its layout is the unmarked one's with
+    the shapes replaced, whose wire form it shares."""
+    import llm
+    from ui.draw import wire
+    from ui.lessons.learned import _training_lines, training_figures
+
+    steps = llm.load_model().steps
+    for step in (steps[0], steps[len(steps) // 2]):
+        marked = training_figures(step=step, lang=lang, phone=False)
+        plain_ones = _training_lines(lang=lang, phone=False)
+        for fig, base in zip(marked, plain_ones, strict=True):
+            assert wire._alt(fig) == describe(fig, lang) == describe(base, lang)
+            assert len(fig["layout"]["shapes"]) > len(base["layout"]["shapes"])
+            assert fig["layout"].wired["xaxis"] is base["layout"].wired["xaxis"]
+    unmarked = {"data": marked[0]["data"], "layout": wire._KeptLayout(dict(marked[0]["layout"]))}
+    with pytest.raises(ValueError):
+        wire.same_words(unmarked, {"data": list(marked[0]["data"]), "layout": {}})

@@ -390,9 +390,10 @@ def _line_options(fig: Spec, words: Words) -> list[str]:
         ]
         return said if one else [t("named", name=n, body=b) for n, b in zip(names, said)]
 
+    with_values = plots(True)
     return [
-        words.clauses(head, [span, *plots(True), marked]),
-        words.clauses(head, [span, *plots(True)]),
+        words.clauses(head, [span, *with_values, marked]),
+        words.clauses(head, [span, *with_values]),
         words.clauses(head, [span, *plots(False)]),
         head,
     ]

@@ -18,7 +18,7 @@ import numpy as np
 
 from ui.draw.labels import label_px
 from ui.draw.style import MUTED, PLAIN, Look
-from ui.draw.wire import Spec, fast_figure
+from ui.draw.wire import Spec, derived_layout, fast_figure
 
 PALETTE = ("#1f5fa8", "#e08a1e", "#2a9d8f", "#8e5ea2")  # bar_chart's, for the same eyes
 DECADES = 2.0  # a log axis when the largest positive value is 10² times the smallest or more
@@ -392,9 +392,10 @@ def marked(spec: Spec, x: float, label: str = "", *, look: Look = PLAIN) -> Spec
             | {"yref": f"y{suffix} domain", "y0": 0, "y1": 1}
             | _entry(label, shapes)
         )
-    layout = layout | {"shapes": shapes}
+    changes: dict = {"shapes": shapes}
     if label:
-        layout |= {"showlegend": True}
+        changes["showlegend"] = True
         if look.text_scale != 1.0 and "font" not in layout.get("legend", {}):
-            layout["legend"] = {**layout.get("legend", {}), "font": {"size": look.text_px(12)}}
-    return fast_figure(spec["data"], layout)
+            changes["legend"] = {**layout.get("legend", {}), "font": {"size": look.text_px(12)}}
+    # on a kept figure, the copy shares the wire form of every value but these (``keep``)
+    return fast_figure(spec["data"], derived_layout(layout, **changes))

@@ -25,7 +25,7 @@ from ui.draw.heatmaps import heatmap_cells, mask_shape
 from ui.draw.labels import label_px
 from ui.draw.lines import Panel, line_panels, marked
 from ui.draw.style import CELL_AXIS, COLOUR_SCALES, SMALLEST_CELL_PX, FittedLook, Look
-from ui.draw.wire import Spec, derived_layout, fast_figure, keep
+from ui.draw.wire import Spec, derived_layout, fast_figure, keep, same_words
 from ui.frame.follow import OUTLINE, OUTLINE_WIDTH
 from ui.lab.compute import shared
 from ui.text import num, translator
@@ -346,7 +346,8 @@ def training_figures(*, step: int, lang: str, phone: bool, scale: float = 1.0) -
     text above the charts names the step."""
     lines = _training_lines(lang=lang, phone=phone, scale=scale)
     look = Look(lang=lang, phone=phone, scale=scale)
-    return tuple(keep(marked(fig, float(step), look=look)) for fig in lines)
+    # the step's line has no name: each chart says what its unmarked one says
+    return tuple(same_words(keep(marked(fig, float(step), look=look)), fig) for fig in lines)
 
 
 @shared(512)
