@@ -69,6 +69,36 @@ class TimedWebSocket extends NativeWebSocket {
 window.WebSocket = TimedWebSocket;
 """
 
+# the app's script state, stamped at every change (a fragment's run flips it too)
+STATE_JS = """
+(() => {
+  let last = null;
+  const look = () => {
+    const app = document.querySelector('.stApp');
+    const now = app ? app.getAttribute('data-test-script-state') : null;
+    if (now !== last && window.__bench) {
+      window.__bench.states = window.__bench.states || [];
+      window.__bench.states.push([performance.now(), now]);
+      last = now;
+    }
+    requestAnimationFrame(look);
+  };
+  requestAnimationFrame(look);
+})();
+"""
+
+# the app has been idle for a second and a half: the load's own reruns (the browser store's
+# answer) are over, and a change starts from a quiet page
+QUIET_JS = """
+() => {
+  const s = (window.__bench && window.__bench.states) || [];
+  const last = s[s.length - 1];
+  return !!last && last[1] === 'notRunning' && performance.now() - last[0] > 1500;
+}
+"""
+
+GRACE_S = 0.15  # a change's CPU is read this long after its screen settled (the run's end)
+
 # the split of the last change: key -> first frame sent -> last frame received -> settled
 SPLIT_JS = """
 () => {

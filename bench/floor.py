@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.browser import SPLIT_JS, TIMING_JS, _split_summary
+from bench.browser import GRACE_S, QUIET_JS, SPLIT_JS, STATE_JS, TIMING_JS, _split_summary
 from bench.common import ROOT, streamlit_server, summary
 
 # the bare app: one slider in a fragment, the charts under it, sent as the lab sends them (the
@@ -144,8 +144,6 @@ def run(browser, specs: list[dict], rounds: int) -> dict:
     """The bare app with one chart, then with every chart of ``specs``, drawn anew
     (``st.plotly_chart``), then in place (``IN_PLACE``): each ``rounds`` arrow keys on the
     slider, timed as ``bench.fragments`` times the page's."""
-    from bench.fragments import GRACE_S, QUIET_JS, STATE_JS  # (fragments imports this module)
-
     waits = (STATE_JS, QUIET_JS, GRACE_S)
     folder = Path(tempfile.mkdtemp(prefix="attention-lab-floor-"))
     try:

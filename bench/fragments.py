@@ -27,7 +27,10 @@ from bench.browser import (
     ARGS,
     CHARTS_HOLD_JS,
     CHROMIUM,
+    GRACE_S,
+    QUIET_JS,
     SPLIT_JS,
+    STATE_JS,
     TIMING_JS,
     _array,
     _split_summary,
@@ -45,25 +48,6 @@ from bench.common import (
 
 TARGET_MS = 100.0
 TARGET_CPU_RATIO = 1 / 3
-GRACE_S = 0.15  # after the screen settled: the end of the server's run
-
-# the app's script state, stamped at every change (a fragment's run flips it too)
-STATE_JS = """
-(() => {
-  let last = null;
-  const look = () => {
-    const app = document.querySelector('.stApp');
-    const now = app ? app.getAttribute('data-test-script-state') : null;
-    if (now !== last && window.__bench) {
-      window.__bench.states = window.__bench.states || [];
-      window.__bench.states.push([performance.now(), now]);
-      last = now;
-    }
-    requestAnimationFrame(look);
-  };
-  requestAnimationFrame(look);
-})();
-"""
 
 # true once every chart holds its checksum and the app is idle; with ``run``, once the app has
 # also run since the key (a change that moves no number: the language)
@@ -79,16 +63,6 @@ DONE_JS = """
   return true;
 }
 """.replace("CHARTS_HOLD", CHARTS_HOLD_JS)
-
-# the app has been idle for a second and a half: the load's own reruns (the browser store's
-# answer) are over, and a change starts from a quiet page
-QUIET_JS = """
-() => {
-  const s = (window.__bench && window.__bench.states) || [];
-  const last = s[s.length - 1];
-  return !!last && last[1] === 'notRunning' && performance.now() - last[0] > 1500;
-}
-"""
 
 SUMS_JS = """
 () => [...document.querySelectorAll('.js-plotly-plot')].map((gd) => {

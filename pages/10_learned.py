@@ -16,15 +16,8 @@ from ui.draw.wire import show_figure
 from ui.frame.controls import in_link, keep_in_link, start_on
 from ui.frame.page import frame
 from ui.frame.url_values import Choice, IntRange, Refused, Sizes, Value, short
-from ui.lessons.learned import (
-    checkpoint,
-    focused,
-    model_run,
-    overview,
-    predictions,
-    role_text,
-    training_figures,
-)
+from ui.lessons.learned import checkpoint, focused, model_run, overview, role_text
+from ui.lessons.learned_training import predictions, training_figures
 from ui.text import md_escape, num, translator
 from ui.text.learned import TEXT
 

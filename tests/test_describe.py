@@ -258,7 +258,7 @@ def test_a_training_steps_charts_say_what_a_fresh_description_says(lang: str) ->
     the shapes replaced, whose wire form it shares."""
     import llm
     from ui.draw import wire
-    from ui.lessons.learned import _training_lines, training_figures
+    from ui.lessons.learned_training import _training_lines, training_figures
 
     steps = llm.load_model().steps
     for step in (steps[0], steps[len(steps) // 2]):

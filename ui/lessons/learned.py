@@ -1,4 +1,6 @@
-"""The learned-heads page's calls into llm and its figures, cached on scalars only.
+"""The learned-heads page's calls into llm and its heads' figures (one head large, its colour
+scale, every head small), cached on scalars only; its training and next-word charts are in
+``ui.lessons.learned_training``.
 
 Defined in a module, not in the page script, so the caches' wrappers are built once per process
 instead of on every rerun. Their arguments are keywords only: Streamlit names a positional
@@ -18,14 +20,12 @@ import numpy as np
 import llm
 from llm import behaviour
 from llm.head_scores import ROLE_THRESHOLD
-from ui.draw.charts import bar_chart
 from ui.draw.grid_plan import SUBTITLE_PX
 from ui.draw.grids import grid_figure
 from ui.draw.heatmaps import heatmap_cells, mask_shape
 from ui.draw.labels import label_px
-from ui.draw.lines import Panel, line_panels, marked
 from ui.draw.style import CELL_AXIS, COLOUR_SCALES, SMALLEST_CELL_PX, FittedLook, Look
-from ui.draw.wire import Spec, derived_layout, fast_figure, keep, same_words
+from ui.draw.wire import Spec, derived_layout, fast_figure, keep
 from ui.frame.follow import OUTLINE, OUTLINE_WIDTH
 from ui.lab.compute import shared
 from ui.text import num, translator
@@ -46,9 +46,6 @@ SMALL_GAP = 12  # px between two small heads
 LINE_PX = 17  # a line of a 13 px title
 # the heads' one colour scale, without a bar of its own (``scale_figure`` draws it)
 VIRIDIS = {"colorscale": COLOUR_SCALES["Viridis"], "cmin": 0.0, "cmax": 1.0, "showscale": False}
-PANEL_PX = {False: 240, True: 320}  # a score plot's height; a phone stacks them, with their axes
-BAR_PX = {False: 480, True: 350}  # the predictions' chart: most of a 521 px column, a phone's
-PRESENT_BAR_PX = 640
 
 
 @shared(64)
@@ -298,104 +295,3 @@ def overview(
     frame |= {"x0": x0 - dx, "x1": x1 + dx, "y0": y0 - dy, "y1": y1 + dy}
     shapes = [*layout["shapes"], frame | {"line": {"color": OUTLINE, "width": OUTLINE_WIDTH}}]
     return keep({**fig, "layout": derived_layout(layout, shapes=shapes)})
-
-
-def _short(values: np.ndarray) -> list[float]:
-    """A measured score or loss to nine significant digits: half the bytes of a float's repr."""
-    return [float(f"{v:.9g}") for v in np.asarray(values, dtype=np.float64).tolist()]
-
-
-@shared(8)
-def _training_lines(*, lang: str, phone: bool, scale: float = 1.0) -> tuple[Spec, ...]:
-    """The loss, then each layer's two scores of every head, along training (read-only, shared)."""
-    t = translator(TEXT, lang)
-    model = checkpoint(step=None)
-    history, n_vocab = model.history, len(model.vocab)
-    measured = history.score_steps
-    chance = (float(np.log(n_vocab)), t("chance_line", n_vocab=n_vocab))
-    losses = {t("loss_title"): _short(behaviour.loss_at(history, measured))}
-    loss = Panel(t("loss_title"), t("loss_y"), losses, levels=[chance])
-    look = Look(lang=lang, phone=phone, scale=scale)  # French axes read 0,5
-    figures = [line_panels(measured, [loss], x_title=t("step_axis"), height=260, look=look)]
-    for layer in range(model.n_layers):  # one figure a layer: its two scores side by side
-        panels = [
-            Panel(
-                t(f"{kind}_panel", layer=layer),
-                t("score_y"),
-                {
-                    t("head_series", head=h): _short(scores[:, layer, h])
-                    for h in range(model.n_heads)
-                },
-                levels=[(goal, t("threshold_line", value=num(goal, 1, lang)))],
-            )
-            for kind, scores, goal in (
-                ("previous", history.previous, behaviour.THRESHOLDS["previous"]),
-                ("induction", history.induction, behaviour.THRESHOLDS["induction"]),
-            )
-        ]
-        # two plots at their own width, the column's at 1024 px (narrower, at 320 px, scroll)
-        sizes = {"phone": phone, "height": PANEL_PX[phone], "look": look, "width": 520}
-        figures.append(line_panels(measured, panels, x_title=t("step_axis"), **sizes))
-    # kept: every step's marked copy shares these traces, so their wire form is built once
-    return tuple(keep(fig) for fig in figures)
-
-
-@shared(128)
-def training_figures(*, step: int, lang: str, phone: bool, scale: float = 1.0) -> tuple[Spec, ...]:
-    """``_training_lines`` with a dashed line at ``step`` in every plot (read-only, shared); the
-    text above the charts names the step."""
-    lines = _training_lines(lang=lang, phone=phone, scale=scale)
-    look = Look(lang=lang, phone=phone, scale=scale)
-    # the step's line has no name: each chart says what its unmarked one says
-    return tuple(same_words(keep(marked(fig, float(step), look=look)), fig) for fig in lines)
-
-
-@shared(512)
-def predictions(
-    *,
-    step: int,
-    ids: tuple[int, ...],
-    position: int,
-    lang: str,
-    phone: bool = False,
-    scale: float = 1.0,
-) -> Spec:
-    """The bar chart of the five likeliest next words after ``position`` (read-only, shared):
-    BAR_PX wide (a phone's column, PRESENT_BAR_PX in presenter mode), each word in quotes at
-    14 px under its bar (a lone "." reads), the y axis up to the gridline over the tallest
-    bar. ``scale``: the look's (``Look.scale``, projector-sized text in presenter mode)."""
-    t = translator(TEXT, lang)
-    top = llm.top_predictions(checkpoint(step=step), model_run(step=step, ids=ids), position)
-    look = Look(lang=lang, phone=phone, scale=scale)
-    words = [w for w, _ in top]
-    title = t("predictions_title", i=position)
-    chart = bar_chart({t("prob"): [p for _, p in top]}, words, title=title, height=300, look=look)
-    layout = chart["layout"]
-    tick = _nice_step(max((p for _, p in top), default=1.0))
-    highest = max((p for _, p in top), default=1.0)
-    ceiling = math.ceil(highest / tick - 1e-9) * tick
-    if ceiling - highest < tick * 0.15:  # a bar's number above it keeps room under the line
-        ceiling += tick
-    width = PRESENT_BAR_PX if look.text_scale > 1 and not phone else BAR_PX[phone]
-    quoted = [t("quoted", word=w) for w in words]
-    layout = layout | {
-        "width": max(layout["width"], width),
-        "xaxis": layout["xaxis"]
-        | {"tickmode": "array", "tickvals": words, "ticktext": quoted}
-        | {"tickfont": {"size": look.text_px(14)}, "tickangle": 0},
-        "yaxis": layout["yaxis"] | {"range": [0, ceiling], "dtick": tick, "tick0": 0},
-    }
-    layout["yaxis"].pop("rangemode", None)
-    return keep(fast_figure(chart["data"], layout))
-
-
-def _nice_step(top: float) -> float:
-    """A gridline step for an axis from 0 to ``top``: 1, 2, 2.5 or 5 times a power of ten, four
-    to six lines."""
-    if top <= 0:
-        return 0.1
-    power = 10.0 ** math.floor(math.log10(top / 5))
-    for k in (1, 2, 2.5, 5, 10):
-        if top / (k * power) <= 5:
-            return k * power
-    return 10 * power
