@@ -15,11 +15,13 @@ import re
 import zlib
 
 import numpy as np
+import orjson
 import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 import pyarrow as pa
 import pytest
+from plotly.io._json import _safe, _swap_orjson
 
 from tests.apptest_pages import array_of
 from ui.draw import charts, grids, heatmaps, style, tables, wire
@@ -137,8 +139,18 @@ def test_an_outline_on_a_kept_grid_shares_its_traces_wire_form() -> None:
 
 
 def revision(data: list) -> int:
-    """The digest of a figure's traces as sent: CRC-32 of their compact JSON."""
-    return zlib.crc32(json.dumps(data, separators=(",", ":")).encode())
+    """The digest of a figure's traces as sent: CRC-32 of their JSON as the app writes it, each
+    trace's lists and dicts by orjson with plotly's escapes (of <, > and /), its words and
+    numbers as they are."""
+    options = orjson.OPT_NON_STR_KEYS
+
+    def written(v: object) -> object:
+        if not isinstance(v, dict | list):
+            return v
+        return orjson.Fragment(_safe(orjson.dumps(v, option=options).decode(), _swap_orjson))
+
+    traces = [{k: written(v) for k, v in trace.items()} for trace in data]
+    return zlib.crc32(orjson.dumps(traces, option=options))
 
 
 def test_data_revision_follows_every_number_and_label() -> None:

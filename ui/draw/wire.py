@@ -213,20 +213,22 @@ def _wired_traces(traces: Sequence[dict]) -> tuple[list, int]:
     if isinstance(traces, _KeptTraces) and traces.wired is not None:
         return traces.wired
     data = _wire(traces)
-    text = json.dumps(data, separators=(",", ":"))
-    revision = zlib.crc32(text.encode())
+    written = [_written_values(trace) for trace in data]
+    text = _json_text(written)  # each value written once: the digest reads the written texts
     if not isinstance(traces, _KeptTraces):
-        return data, revision
-    traces.wired = [_written_values(trace) for trace in data], revision
-    traces.wired_bytes = len(text)
+        return data, zlib.crc32(text)
+    traces.wired, traces.wired_bytes = (written, zlib.crc32(text)), len(text)
     return traces.wired
 
 
-def _json_length(value: Any) -> int:
-    """About the length of ``value``'s JSON text: what a cache weighs it by."""
+def _json_text(value: Any) -> bytes:
+    """``value``'s JSON text, from which a figure's digest is taken and by whose length a cache
+    weighs it: orjson's, where the values ``_written`` keeps are copied as they are, else the
+    standard library's."""
     if orjson is not None:
-        return len(orjson.dumps(value, default=str, option=orjson.OPT_NON_STR_KEYS))
-    return len(json.dumps(value, separators=(",", ":"), default=str))
+        options = orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY
+        return orjson.dumps(value, default=str, option=options)
+    return json.dumps(value, separators=(",", ":"), default=str).encode()
 
 
 def _written(value: Any) -> Any:
@@ -258,7 +260,7 @@ def _wired_layout(layout: dict) -> dict:
         return _wired_from(layout, base)
     wired = _wire(styled(layout))
     if isinstance(layout, _KeptLayout):
-        layout.wired_bytes = _json_length(wired)
+        layout.wired_bytes = len(_json_text(wired))
         layout.wired = _written_values(wired)
         return layout.wired
     return wired
@@ -277,7 +279,7 @@ def _wired_from(layout: _KeptLayout, base: _KeptLayout) -> dict:
             wired[k] = base.wired[k]
             continue
         value = _wire({k: v})  # the same rules as for a whole layout (keys plotly lists)
-        extra += _json_length(value[k])
+        extra += len(_json_text(value[k]))
         wired[k] = _written_values(value)[k]
     layout.wired, layout.wired_bytes = wired, base.wired_bytes + extra
     return wired
