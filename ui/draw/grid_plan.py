@@ -156,9 +156,10 @@ def wrapping(
     least = max(round(COMPACT_CELL_PX * look.scale), number_cell(widest, number_px))
     for side in range(cell, least - 1, -1):
         compact = look.fitted(side, number_px)
-        plan = plan_grid(rows, cols, titles, compact, scale_title, WRAP_PX, colour_bar=False)
+        plan = plan_grid(
+            rows, cols, titles, compact, scale_title, WRAP_PX, widest, colour_bar=False
+        )
         if plan.fits >= 2:
             return compact, min(per_row, n, plan.fits), True
     plan = plan_grid(rows, cols, titles, look, scale_title, WRAP_PX, widest, colour_bar=True)
-    fits = plan.fits
-    return look, max(1, min(per_row, n, fits)), False
+    return look, max(1, min(per_row, n, plan.fits)), False

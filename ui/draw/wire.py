@@ -208,17 +208,16 @@ def keep(fig: Spec) -> Spec:
 
 
 def _wired_traces(traces: Sequence[dict]) -> tuple[list, int]:
-    """The traces as plotly sends them, and their digest (a kept figure's: built once, each
-    value already written as the JSON text plotly writes for it, ``_written``)."""
+    """The traces as plotly sends them, each value written as the JSON text plotly writes for it
+    (``_written``), and their digest; a kept figure's built once."""
     if isinstance(traces, _KeptTraces) and traces.wired is not None:
         return traces.wired
-    data = _wire(traces)
-    written = [_written_values(trace) for trace in data]
+    written = [_written_values(trace) for trace in _wire(traces)]
     text = _json_text(written)  # each value written once: the digest reads the written texts
-    if not isinstance(traces, _KeptTraces):
-        return data, zlib.crc32(text)
-    traces.wired, traces.wired_bytes = (written, zlib.crc32(text)), len(text)
-    return traces.wired
+    wired = written, zlib.crc32(text)
+    if isinstance(traces, _KeptTraces):
+        traces.wired, traces.wired_bytes = wired, len(text)
+    return wired
 
 
 def _json_text(value: Any) -> bytes:
