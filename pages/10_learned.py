@@ -1,5 +1,6 @@
 """Page 10: the tiny transformer the lab trained, its heads on a sentence, through training."""
 
+from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
@@ -290,8 +291,8 @@ def model_at_step() -> None:
     ids, words, labels, step = sentence_and_step()
     st.subheader(t("patterns", step=step), anchor=False)
     # presenter mode: how to read the heads folds away, so that they start on the first screen
-    how = st.expander(t("read_heads")) if s.present else st.container()
-    how.write(t("patterns_intro", threshold=n(ROLE_THRESHOLD, 1)))
+    with st.expander(t("read_heads")) if s.present else nullcontext():
+        st.write(t("patterns_intro", threshold=n(ROLE_THRESHOLD, 1)))
     heads(step, tuple(ids))
     st.write(t("composition"))
     st.subheader(t("predictions"), anchor=False)

@@ -1,5 +1,7 @@
 """Page 8: the sublayer stacked 1 to 24 times, four ways, measured layer by layer (chapter 9)."""
 
+from contextlib import nullcontext
+
 import numpy as np
 import streamlit as st
 
@@ -40,10 +42,10 @@ def cosine(x: float) -> str:
 st.title(t("title"), anchor=False)
 # presenter mode: what is stacked folds away, so that the first chart starts on a 1280 × 720
 # projector's first screen; that the weights are random stays in view
-about = st.expander(t("about")) if s.present else st.container()
-about.write(t("intro"))
-about.markdown("\n".join(f"- {t(v)}" for v in llm.VARIANTS))
-about.caption(t("setup"))
+with st.expander(t("about")) if s.present else nullcontext():
+    st.write(t("intro"))
+    st.markdown("\n".join(f"- {t(v)}" for v in llm.VARIANTS))
+    st.caption(t("setup"))
 st.info(t("honest"), icon=":material/info:")
 
 

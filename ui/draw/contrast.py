@@ -10,6 +10,7 @@ keep the trace's colour where most of them need it and the others say their own 
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 
@@ -46,11 +47,18 @@ def cell_colours(z: np.ndarray, scale: Sequence[Sequence], lo: float, hi: float)
     """The colour plotly.js gives each value of z on ``scale`` from ``lo`` to ``hi``: each
     channel interpolated between the scale's stops, the value clamped to the range, rounded.
     Shapes: z [...] -> [..., 3] (NaN stays NaN)."""
-    positions = np.array([float(p) for p, _ in scale])
-    stops = np.array([rgb(c) for _, c in scale], dtype=np.float64)
+    positions, stops = _stops(tuple((p, c) for p, c in scale))
     t = np.clip((np.asarray(z, dtype=np.float64) - lo) / (hi - lo), 0.0, 1.0)
     out = np.stack([np.interp(t, positions, stops[:, k]) for k in range(3)], axis=-1)
     return np.round(out)
+
+
+@functools.lru_cache(maxsize=16)
+def _stops(scale: tuple[tuple[float, str], ...]) -> tuple[np.ndarray, np.ndarray]:
+    """A scale's stop positions and colours (0-255), read once a scale.
+    Shapes: S stops -> [S], [S, 3]."""
+    positions = np.array([float(p) for p, _ in scale])
+    return positions, np.array([rgb(c) for _, c in scale], dtype=np.float64)
 
 
 def colour_range(
@@ -69,6 +77,10 @@ def colour_range(
     return (lo - 0.5, hi + 0.5) if lo == hi else (lo, hi)
 
 
+# the masked grey's text: white on it if it is darker than CROSSOVER, else black
+MASKED_KIND = int(luminance(np.array(rgb(MASKED_COLOUR))) < CROSSOVER)
+
+
 def text_kinds(
     z: np.ndarray, hidden: np.ndarray, scale: Sequence, lo: float, hi: float
 ) -> np.ndarray:
@@ -78,10 +90,7 @@ def text_kinds(
     z = np.asarray(z, dtype=np.float64)
     lum = luminance(cell_colours(np.nan_to_num(z), scale, lo, hi))
     kinds = np.where(lum < CROSSOVER, 1, 0)
-    if luminance(np.array(rgb(MASKED_COLOUR))) < CROSSOVER:
-        kinds = np.where(hidden, 1, kinds)
-    else:
-        kinds = np.where(hidden, 0, kinds)
+    kinds = np.where(hidden, MASKED_KIND, kinds)
     return np.where(~hidden & ~np.isfinite(z), 2, kinds)
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cache
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
@@ -127,27 +128,20 @@ def frame(page: str, values: tuple[Value, ...] = (), uses: Collection[str] = SHA
     )
     # the charts' text colours in the light and the dark theme, the code editors' type, the
     # hidden browser store, and the presenter's look: one element
-    st.html(
-        CHART_CSS
-        + EDITOR_CSS
-        + STORE_CSS
-        + unused_css(uses)
-        + REFLOW_CSS
-        + OUT_OF_FLOW_CSS
-        + (PRESENT_CSS if present else SWITCH_CSS)
-    )
+    st.html(_style(tuple(uses), present))
     _check_link(values)
     classroom.arrive(current, values, _path_of)  # a followed teacher's change, before any control
     with _app_wide():  # the sidebar and presenter mode's bar: the app's, on every page
         lang, shared, summary, bar = _sidebar(current, present, uses)
     hidden = st.container(key="unseen")  # the document's language and title, the live region
     t = translator(TEXT, lang)
-    with hidden:
-        page_lang(lang, t(page), neighbour_names(t, current) if present else None)
     _url_report(page, lang)
-    lab = _lab_or_stop(shared, lang)
-    with hidden:
-        announce_lab(lang, lab, shared.text, shared.causal, shared.head)
+    lab = _lab(shared, lang)
+    with hidden:  # one element: the document's language and title, and the live region's words
+        said = announce_lab(lang, lab, shared.text, shared.causal, shared.head) if lab is not None else None
+        page_lang(lang, t(page), neighbour_names(t, current) if present else None, said)
+    if lab is None:  # a setting llm refuses: the page said why and stops there
+        st.stop()
     summary.caption(_summary(t, lab) + "\n\n" + t("share") if uses else t("share"))
     sizes = Sizes(n_tokens=len(lab.tokens), d_model=lab.cfg.d_model, n_heads=lab.cfg.n_heads)
     mine = page_values(values, sizes, lang)
@@ -165,6 +159,28 @@ def frame(page: str, values: tuple[Value, ...] = (), uses: Collection[str] = SHA
         phone=on_a_phone(),
         present=present,
         values=mine,
+    )
+
+
+class _Style(str):
+    """Style-only HTML that ``st.html`` takes as it is (``_repr_html_``): a plain string it
+    dedents on every run, about 50 µs for these 4 kB."""
+
+    def _repr_html_(self) -> str:
+        return str(self)
+
+
+@cache
+def _style(uses: tuple[str, ...], present: bool) -> _Style:
+    """The app's style on a page that uses ``uses``, in presenter mode or not: built once."""
+    return _Style(
+        CHART_CSS
+        + EDITOR_CSS
+        + STORE_CSS
+        + unused_css(uses)
+        + REFLOW_CSS
+        + OUT_OF_FLOW_CSS
+        + (PRESENT_CSS if present else SWITCH_CSS)
     )
 
 
@@ -271,8 +287,8 @@ def _url_report(page: str, lang: str) -> None:
         )
 
 
-def _lab_or_stop(shared: Shared, lang: str) -> Lab:
-    """The traced sublayer at these settings; a setting llm refuses stops the page, said why."""
+def _lab(shared: Shared, lang: str) -> Lab | None:
+    """The traced sublayer at these settings; None for a setting llm refuses, said why."""
     cfg = shared.cfg
     try:
         return compute_lab(
@@ -280,7 +296,7 @@ def _lab_or_stop(shared: Shared, lang: str) -> Lab:
         )
     except llm.LabError as err:
         st.error(pick(TEXT, lang, f"err_{err.code}", **err.params), icon=":material/error:")
-        st.stop()
+        return None
 
 
 def _summary(t: Callable[..., str], lab: Lab) -> str:

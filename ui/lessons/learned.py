@@ -164,19 +164,37 @@ def _budget(look: Look) -> int:
 
 def scale_figure(head: Spec, look: Look, title: str) -> Spec:
     """The heads' one colour scale, Viridis from 0 to 1: a bar lying over the cells of ``head``
-    (the large head of ``focused``), as wide and as far from the left, ``title`` on its left."""
-    layout, grow = head["layout"], look.text_scale
+    (the large head of ``focused``), as wide and as far from the left, ``title`` on its left.
+    The same figure for every step whose head has the same size (``_scale_bar``)."""
+    layout = head["layout"]
     left, right = layout["xaxis"]["domain"]
     inner = layout["width"] - layout["margin"]["l"] - layout["margin"]["r"]
-    margin_l = layout["margin"]["l"] + left * inner
-    margin_r = layout["width"] - margin_l - (right - left) * inner
+    return _scale_bar(
+        width=layout["width"],
+        margin_l=layout["margin"]["l"] + left * inner,
+        plot=(right - left) * inner,
+        lang=look.lang,
+        phone=look.phone,
+        scale=look.scale,
+        title=title,
+    )
+
+
+@shared(16)
+def _scale_bar(
+    *, width: int, margin_l: float, plot: float, lang: str, phone: bool, scale: float, title: str
+) -> Spec:
+    """The colour scale's bar in a figure ``width`` px wide, the bar ``plot`` px long from
+    ``margin_l``: read-only, shared (a new training step draws the bar it drew before)."""
+    look = Look(lang=lang, phone=phone, scale=scale)
+    grow = look.text_scale
     steps = np.linspace(0.0, 1.0, 101).tolist()
     trace = {"type": "heatmap", "z": [steps], "x": steps, "y": [0], "coloraxis": "coloraxis"}
     name = _note(title, 0, 0.5, 14, xanchor="right", yanchor="middle") | {"xshift": -8}
     bar = {
-        "width": layout["width"],
+        "width": width,
         "height": math.ceil(62 * grow),
-        "margin": {"l": margin_l, "r": margin_r, "t": 6, "b": math.ceil(36 * grow)},
+        "margin": {"l": margin_l, "r": width - margin_l - plot, "t": 6, "b": math.ceil(36 * grow)},
         "xaxis": {"range": [0, 1], "dtick": 0.2, "showgrid": False, "zeroline": False},
         "yaxis": {"visible": False, "fixedrange": True},
         "coloraxis": VIRIDIS,

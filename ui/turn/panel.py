@@ -7,6 +7,7 @@ can mark the solved cells and a reload brings the code and the ✓ back.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import secrets
@@ -158,6 +159,7 @@ def wrapped_lines(code: str, width: int = WRAP_CHARS) -> int:
     )
 
 
+@functools.lru_cache(maxsize=64)  # a cell's template, once a process: it wraps every line
 def editor_height(code: str) -> int:
     """The editor's height (px) that shows all of ``code``: its lines wrapped in the narrowest
     computer screen's column, or its lines at presenter mode's size, whichever is taller;

@@ -3,7 +3,9 @@ what changed ("Seed 7: the pattern is recomputed; head 0 now looks most at “th
 
 The frame passes the settings that decide the numbers on every run; the sentence is made when
 they differ from the last run's, with a count that goes up by one, and the browser speaks each
-count once. The JavaScript ships in this folder and runs in the app's own document.
+count once. The region is drawn by the page's document element (``ui.frame.components.page_lang``,
+one element a run for both); its JavaScript ships in this folder and runs in the app's own
+document.
 """
 
 from __future__ import annotations
@@ -16,8 +18,7 @@ import streamlit as st
 
 from ui.lab.compute import Lab
 
-_JS = (Path(__file__).parent / "announce.js").read_text(encoding="utf-8")
-_mount = st.components.v2.component("attention_lab.announce", js=_JS, isolate_styles=False)
+JS = (Path(__file__).parent / "announce.js").read_text(encoding="utf-8")
 STATE = "_announce"  # session state: (settings, count, sentence) of the last run
 
 TEXT: dict[str, dict[str, str]] = {
@@ -81,12 +82,12 @@ def announce(
     head: int,
     pattern: np.ndarray,
     labels: Sequence[str],
-    key: str = "announce",
-) -> str:
-    """Mount the live region and return what it holds. ``settings``: what decides the numbers
-    (seed, d_model, n_heads, text, causal, embeddings, head); a visit's first run says nothing,
-    a run whose settings differ from the last one's says what changed, one that changes nothing
-    keeps the last sentence without saying it again. Shapes: pattern [T, T], labels [T]."""
+) -> dict[str, object]:
+    """What the live region holds after this run: ``{"text": sentence, "count": n}``.
+    ``settings``: what decides the numbers (seed, d_model, n_heads, text, causal, embeddings,
+    head); a visit's first run says nothing, a run whose settings differ from the last one's
+    says what changed (the count goes up by one), one that changes nothing keeps the last
+    sentence and its count, so it is not said again. Shapes: pattern [T, T], labels [T]."""
     ss = st.session_state
     now = dict(settings)
     last = ss.get(STATE)
@@ -98,11 +99,10 @@ def announce(
         count = last[1] + 1
         said = sentence(lang, last[0], now, head, most_looked_at(pattern, labels))
     ss[STATE] = (now, count, said)
-    _mount(key=key, data={"text": said, "count": count, "hide": f"st-key-{key}"}, height=0)
-    return said
+    return {"text": said, "count": count}
 
 
-def announce_lab(lang: str, lab: Lab, text: str, causal: bool, head: int) -> str:
+def announce_lab(lang: str, lab: Lab, text: str, causal: bool, head: int) -> dict[str, object]:
     """``announce`` with the lab's settings: the frame's one call, after the lab is computed."""
     cfg = lab.cfg
     settings = {"seed": cfg.seed, "d_model": cfg.d_model, "n_heads": cfg.n_heads, "text": text}

@@ -1,4 +1,5 @@
-"""The page's language and title on the document, and its scroll boxes reachable by keyboard.
+"""The page's language and title on the document, its scroll boxes reachable by keyboard, and
+the live region that says what changed (``ui.frame.components.announce``): one element a run.
 
 Streamlit serves every page with ``<html lang="en">`` (streamlit/streamlit#15726) and one page
 title for the app; a screen reader reads a French page with English rules unless ``lang`` says
@@ -15,8 +16,10 @@ from pathlib import Path
 import streamlit as st
 
 from ui.frame.components import flat
+from ui.frame.components.announce import JS as SPEAK_JS
 
-_JS = (Path(__file__).parent / "page_lang.js").read_text(encoding="utf-8")
+# the live region's function travels with this element's script (one element a run, not two)
+_JS = (Path(__file__).parent / "page_lang.js").read_text(encoding="utf-8") + "\n" + SPEAK_JS
 _mount = st.components.v2.component("attention_lab.page_lang", js=_JS, isolate_styles=False)
 APP_NAME = "Attention Lab"
 SCROLL_LABEL = {
@@ -32,15 +35,21 @@ def page_title(name: str) -> str:
 
 
 def page_lang(
-    lang: str, name: str, links: dict[str, str] | None = None, key: str = "page_lang"
+    lang: str,
+    name: str,
+    links: dict[str, str] | None = None,
+    said: dict[str, object] | None = None,
+    key: str = "page_lang",
 ) -> None:
     """Set the document's language (``"en"``, ``"fr"``) and title (``page_title(name)``) on
     this run and after every move to another page (each page mounts it with its own);
-    ``links``: the spoken name of the presenter bar's links, by the URL path they open."""
+    ``links``: the spoken name of the presenter bar's links, by the URL path they open;
+    ``said``: what the live region holds (``announce``), None where nothing is computed."""
     data = {
         "lang": lang,
         "title": page_title(name),
         "scroll": SCROLL_LABEL[lang],
         "links": flat(links or {}),
+        "said": flat(said) if said is not None else "null",
     }
     _mount(key=key, data=data | {"hide": f"st-key-{key}"}, height=0)

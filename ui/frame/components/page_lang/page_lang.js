@@ -1,12 +1,14 @@
-// The document's language and title set to the page's, and its scroll boxes reachable by
-// keyboard. Streamlit's index.html says lang="en" on every page and its page config writes the
-// title on every run, so both are kept: an observer puts them back whenever something else
-// changes them, until the next page's mount gives new ones. A box that scrolls (a wide matrix,
-// a long formula on a phone) and holds nothing focusable gets tabindex="0", so that a keyboard
-// can scroll it (WCAG 2.1.1). data.lang: "en" or "fr"; data.title: the page's title;
-// data.scroll: the label a focusable scroll box is given; data.hide: the class of the element
-// that holds this component, hidden so that it takes no room in the layout; data.links (JSON): the
-// spoken names of the presenter bar's links ("Next page: 4. ..."), by the URL path they open.
+// The document's language and title set to the page's, its scroll boxes reachable by keyboard,
+// and the live region (speak, announce.js, sent with this file). Streamlit's index.html says
+// lang="en" on every page and its page config writes the title on every run, so both are kept:
+// an observer puts them back whenever something else changes them, until the next page's mount
+// gives new ones. A box that scrolls (a wide matrix, a long formula on a phone) and holds nothing
+// focusable gets tabindex="0", so that a keyboard can scroll it (WCAG 2.1.1). data.lang: "en" or
+// "fr"; data.title: the page's title; data.scroll: the label a focusable scroll box is given;
+// data.hide: the class of the element that holds this component, kept out of sight and of the
+// layout but not out of the accessibility tree (the live region is read from it); data.links
+// (JSON): the spoken names of the presenter bar's links ("Next page: 4. ..."), by the URL path
+// they open; data.said (JSON): what the live region says, {text, count}, or null.
 const FOCUSABLE = "a[href], button, input, select, textarea, [tabindex]";
 const BOXES = "[data-testid='stMain'] div[class*='st-key-'], .katex-display, pre";
 
@@ -54,14 +56,16 @@ function apply() {
   if (want.title && document.title !== want.title) document.title = want.title;
 }
 
-export default function ({ data }) {
+export default function ({ data, parentElement }) {
   if (!data || typeof data.lang !== "string") return;
   if (data.hide && !document.getElementById("page-lang-hide")) {
     const style = document.createElement("style");
     style.id = "page-lang-hide";
-    style.textContent = `.${CSS.escape(data.hide)} { display: none; }`;
+    style.textContent = `.${CSS.escape(data.hide)} { position: absolute !important;
+      width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }`;
     document.head.appendChild(style);
   }
+  speak(JSON.parse(data.said || "null"), parentElement);
   window.__pageLang = {
     lang: data.lang,
     title: data.title || "",
