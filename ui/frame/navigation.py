@@ -71,8 +71,12 @@ def _page(root: Path, path: str) -> StreamlitPage | None:
 
 
 def neighbour(bar: DeltaGenerator, t: Callable[..., str], current: str, step: int) -> None:
-    """The page ``step`` away from this one (-1: previous, +1: next) as a link in the bar."""
-    if (page := around(current, step)) is not None:
+    """The page ``step`` away from this one (-1: previous, +1: next) as a link in the bar; past
+    either end an empty slot in its place, so that the bar's controls stand in the same place
+    on every page (a widget drawn elsewhere than on the page before loses its link binding)."""
+    if (page := around(current, step)) is None:
+        bar.empty()
+    else:
         path, key = page
         number = t(key).partition(". ")[0]  # "3" of "3. Scale, mask, softmax"; "Home"
         icon = ":material/arrow_back:" if step < 0 else ":material/arrow_forward:"

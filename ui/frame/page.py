@@ -132,13 +132,17 @@ def frame(page: str, values: tuple[Value, ...] = (), uses: Collection[str] = SHA
     _check_link(values)
     classroom.arrive(current, values, _path_of)  # a followed teacher's change, before any control
     with _app_wide():  # the sidebar and presenter mode's bar: the app's, on every page
-        lang, shared, summary, bar = _sidebar(current, present, uses)
+        lang, shared, summary, bar = _sidebar(current, present)
     hidden = st.container(key="unseen")  # the document's language and title, the live region
     t = translator(TEXT, lang)
     _url_report(page, lang)
     lab = _lab(shared, lang)
     with hidden:  # one element: the document's language and title, and the live region's words
-        said = announce_lab(lang, lab, shared.text, shared.causal, shared.head) if lab is not None else None
+        said = (
+            announce_lab(lang, lab, shared.text, shared.causal, shared.head)
+            if lab is not None
+            else None
+        )
         page_lang(lang, t(page), neighbour_names(t, current) if present else None, said)
     if lab is None:  # a setting llm refuses: the page said why and stops there
         st.stop()
@@ -219,11 +223,11 @@ def _check_link(values: tuple[Value, ...]) -> None:
 
 
 def _sidebar(
-    current: str, present: bool, uses: Collection[str]
+    current: str, present: bool
 ) -> tuple[str, Shared, DeltaGenerator, tuple[DeltaGenerator, DeltaGenerator] | None]:
-    """The language, the shared controls the page uses, the summary's place and the page list;
-    in presenter mode the bar at the top instead: (lang, settings, summary box, the bar's QR
-    code box and its class box, or None).
+    """The language, the shared controls (those the page uses shown), the summary's place and
+    the page list; in presenter mode the bar at the top instead: (lang, settings, summary box,
+    the bar's QR code box and its class box, or None).
 
     Presenter mode's bar is one row, drawn left to right: previous page, the controls, next
     page, the QR code (filled in once the settings are known), the class, the switch.
@@ -233,12 +237,10 @@ def _sidebar(
     with st.sidebar:
         lang = _language_control()
         t = translator(TEXT, lang)
-        if uses:
-            st.header(t("settings"), anchor=False)
         bar = presenter_bar(top) if present else None
         if bar is not None:
             neighbour(bar, t, current, -1)
-        shared = shared_controls(t, bar, uses)
+        shared = shared_controls(t, bar)
         summary = st.container()
         pages = st.container()  # the page list, under the settings it would push off the screen
     navigation(pages, t, lang, progress())

@@ -31,16 +31,24 @@ SHARED: tuple[str, ...] = ("d_model", "n_heads", "seed", "text", "causal", "embe
 BOUND = {"bind": "query-params", "persist_state": "session"}
 # the element keys of each setting's widgets (the seed's button with it)
 KEYS = {name: (name,) for name in SHARED} | {"seed": ("seed", "new_seed")}
+# the sidebar's box of the settings' title, the presets and the sizes and seed (``SIDE``), and
+# the presets' buttons (in presenter mode's bar): hidden where a page uses no setting
+SIDE = "settings"
+PRESET_KEYS = tuple(f"preset_{name}" for name in PRESETS)
 
 
 def unused_css(uses: Collection[str]) -> str:
-    """The style that hides the settings a page does not use (``<style id="unused-settings">``);
-    empty where a page uses them all."""
+    """The style that hides the settings a page does not use (``<style id="unused-settings">``),
+    with the title and the presets where it uses none; empty where a page uses them all."""
     unused = [key for name in SHARED if name not in uses for key in KEYS[name]]
     if not unused:
         return ""
+    box = ""
+    if not uses:
+        unused += [SIDE, *PRESET_KEYS]
+        box = f'[data-testid="stLayoutWrapper"]:has(> .st-key-{SIDE}), '
     keys = ", ".join(f".st-key-{key}" for key in unused)
-    return f'<style id="unused-settings">{keys} {{ display: none; }}</style>'
+    return f'<style id="unused-settings">{box}{keys} {{ display: none; }}</style>'
 
 
 @dataclass(frozen=True)
@@ -53,23 +61,22 @@ class Shared:
     head: int
 
 
-def shared_controls(
-    t: Callable[..., str], bar: DeltaGenerator | None, uses: Collection[str]
-) -> Shared:
-    """The shared controls, in the sidebar (called inside it), those the page does not use
-    hidden. In presenter mode the four a teacher moves in class (presets, d_model, heads, seed)
-    go to the bar at the top."""
-    side = st.container()
+def shared_controls(t: Callable[..., str], bar: DeltaGenerator | None) -> Shared:
+    """The shared controls, in the sidebar (called inside it) under their title. In presenter
+    mode the four a teacher moves in class (presets, d_model, heads, seed) go to the bar at the
+    top. Every one is drawn in its place on every page, those a page does not use hidden
+    (``unused_css``): a widget the browser draws in another place than on the page before
+    loses its binding to the link, and the next page's link lost its value."""
+    side = st.container(key=SIDE)  # one box in presenter mode too: what follows keeps its place
+    side.header(t("settings"), anchor=False)
     box = bar or side
-    if uses:  # a preset sets every shared setting: offered where the page reads them
-        _presets(t, box, bar is not None)
-    # every setting in its place on every page, those the page does not use hidden (unused_css)
+    _presets(t, box, bar is not None)
     d_model = _d_model(t, box, bar is not None)
     n_heads = _n_heads(t, box, bar is not None, d_model)
     seed = _seed(t, box, bar is not None)
     text = _text(t)
     causal = _causal(t)
-    embeddings = _embeddings(t, d_model, "embeddings" in uses)
+    embeddings = _embeddings(t, d_model)
     head = _head(t, n_heads)
     cfg = llm.AttentionConfig(d_model=d_model, n_heads=n_heads, seed=seed, embeddings=embeddings)
     return Shared(text=text, cfg=cfg, causal=causal, head=head)
@@ -178,7 +185,7 @@ def _causal(t: Callable[..., str]) -> bool:
     return st.toggle(t("causal"), value=True, key="causal", **BOUND)
 
 
-def _embeddings(t: Callable[..., str], d_model: int, drawn: bool) -> str:
+def _embeddings(t: Callable[..., str], d_model: int) -> str:
     """The embeddings, seeded or the chapter's hand-made table, which only exists in 4-D:
     elsewhere "seeded" is the only choice, so a link asking for handmade with another d_model
     is refused like any invalid option. Both choices stay on show (the radio greyed out where
@@ -193,9 +200,6 @@ def _embeddings(t: Callable[..., str], d_model: int, drawn: bool) -> str:
     if "embeddings" not in ss:  # a visit's first run: the link's value (check_url checked it)
         linked = st.query_params.get("embeddings")
         ss["embeddings"] = linked if linked in allowed else "seeded"
-    if not drawn:
-        keep_in_link("embeddings", ss["embeddings"], "seeded")
-        return ss["embeddings"]
     embeddings = st.radio(
         t("embeddings"),
         kinds,
