@@ -132,7 +132,7 @@ def frame(page: str, values: tuple[Value, ...] = (), uses: Collection[str] = SHA
     _check_link(values)
     classroom.arrive(current, values, _path_of)  # a followed teacher's change, before any control
     with _app_wide():  # the sidebar and presenter mode's bar: the app's, on every page
-        lang, shared, summary, bar = _sidebar(current, present)
+        lang, shared, summary, bar = _sidebar(current, present, uses)
     hidden = st.container(key="unseen")  # the document's language and title, the live region
     t = translator(TEXT, lang)
     _url_report(page, lang)
@@ -223,7 +223,7 @@ def _check_link(values: tuple[Value, ...]) -> None:
 
 
 def _sidebar(
-    current: str, present: bool
+    current: str, present: bool, uses: Collection[str]
 ) -> tuple[str, Shared, DeltaGenerator, tuple[DeltaGenerator, DeltaGenerator] | None]:
     """The language, the shared controls (those the page uses shown), the summary's place and
     the page list; in presenter mode the bar at the top instead: (lang, settings, summary box,
@@ -240,7 +240,7 @@ def _sidebar(
         bar = presenter_bar(top) if present else None
         if bar is not None:
             neighbour(bar, t, current, -1)
-        shared = shared_controls(t, bar)
+        shared = shared_controls(t, bar, uses)
         summary = st.container()
         pages = st.container()  # the page list, under the settings it would push off the screen
     navigation(pages, t, lang, progress())

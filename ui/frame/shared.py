@@ -31,10 +31,9 @@ SHARED: tuple[str, ...] = ("d_model", "n_heads", "seed", "text", "causal", "embe
 BOUND = {"bind": "query-params", "persist_state": "session"}
 # the element keys of each setting's widgets (the seed's button with it)
 KEYS = {name: (name,) for name in SHARED} | {"seed": ("seed", "new_seed")}
-# the sidebar's box of the settings' title, the presets and the sizes and seed (``SIDE``), and
-# the presets' buttons (in presenter mode's bar): hidden where a page uses no setting
+# the sidebar's box of the settings' title, the presets and the sizes and seed: hidden where a
+# page uses no setting
 SIDE = "settings"
-PRESET_KEYS = tuple(f"preset_{name}" for name in PRESETS)
 
 
 def unused_css(uses: Collection[str]) -> str:
@@ -45,7 +44,7 @@ def unused_css(uses: Collection[str]) -> str:
         return ""
     box = ""
     if not uses:
-        unused += [SIDE, *PRESET_KEYS]
+        unused.append(SIDE)
         box = f'[data-testid="stLayoutWrapper"]:has(> .st-key-{SIDE}), '
     keys = ", ".join(f".st-key-{key}" for key in unused)
     return f'<style id="unused-settings">{box}{keys} {{ display: none; }}</style>'
@@ -61,22 +60,25 @@ class Shared:
     head: int
 
 
-def shared_controls(t: Callable[..., str], bar: DeltaGenerator | None) -> Shared:
+def shared_controls(
+    t: Callable[..., str], bar: DeltaGenerator | None, uses: Collection[str]
+) -> Shared:
     """The shared controls, in the sidebar (called inside it) under their title. In presenter
     mode the four a teacher moves in class (presets, d_model, heads, seed) go to the bar at the
     top. Every one is drawn in its place on every page, those a page does not use hidden
     (``unused_css``): a widget the browser draws in another place than on the page before
-    loses its binding to the link, and the next page's link lost its value."""
+    loses its binding to the link, and the next page's link lost its value. The presets and the
+    embeddings, which no link binds, leave an empty slot where a page does not use them."""
     side = st.container(key=SIDE)  # one box in presenter mode too: what follows keeps its place
     side.header(t("settings"), anchor=False)
     box = bar or side
-    _presets(t, box, bar is not None)
+    _presets(t, box, bar is not None, bool(uses))
     d_model = _d_model(t, box, bar is not None)
     n_heads = _n_heads(t, box, bar is not None, d_model)
     seed = _seed(t, box, bar is not None)
     text = _text(t)
     causal = _causal(t)
-    embeddings = _embeddings(t, d_model)
+    embeddings = _embeddings(t, d_model, "embeddings" in uses)
     head = _head(t, n_heads)
     cfg = llm.AttentionConfig(d_model=d_model, n_heads=n_heads, seed=seed, embeddings=embeddings)
     return Shared(text=text, cfg=cfg, causal=causal, head=head)
@@ -94,9 +96,14 @@ def _new_seed() -> None:
     st.session_state["_sync_url"] = True
 
 
-def _presets(t: Callable[..., str], box: DeltaGenerator, in_bar: bool) -> None:
+def _presets(t: Callable[..., str], box: DeltaGenerator, in_bar: bool, shown: bool) -> None:
     """The chapters' two presets: a caption and two buttons side by side, or two buttons with a
-    short label each in the bar."""
+    short label each in the bar; where not ``shown`` (a page that uses no setting), an empty
+    slot in place of each of those two elements."""
+    if not shown:
+        box.empty()
+        box.empty()
+        return
     short = "_short" if in_bar else ""  # the bar's labels are a word each
     if not in_bar:
         box.caption(t("presets"))
@@ -185,7 +192,7 @@ def _causal(t: Callable[..., str]) -> bool:
     return st.toggle(t("causal"), value=True, key="causal", **BOUND)
 
 
-def _embeddings(t: Callable[..., str], d_model: int) -> str:
+def _embeddings(t: Callable[..., str], d_model: int, drawn: bool) -> str:
     """The embeddings, seeded or the chapter's hand-made table, which only exists in 4-D:
     elsewhere "seeded" is the only choice, so a link asking for handmade with another d_model
     is refused like any invalid option. Both choices stay on show (the radio greyed out where
@@ -200,6 +207,10 @@ def _embeddings(t: Callable[..., str], d_model: int) -> str:
     if "embeddings" not in ss:  # a visit's first run: the link's value (check_url checked it)
         linked = st.query_params.get("embeddings")
         ss["embeddings"] = linked if linked in allowed else "seeded"
+    if not drawn:  # an empty slot: the head's selectbox after it keeps its place
+        st.empty()
+        keep_in_link("embeddings", ss["embeddings"], "seeded")
+        return ss["embeddings"]
     embeddings = st.radio(
         t("embeddings"),
         kinds,
