@@ -243,6 +243,7 @@ def attend_backward(
     return sum(_merge(d) @ w.T for d, w in zip((d_q, d_k, d_v), a.w_qkv))  # [..., T, d_model]
 
 
+@functools.lru_cache(maxsize=64)  # six lookups a layer, on a handful of variant tuples
 def _rows(variants: tuple[str, ...], name: str) -> slice | list[int]:
     """Which stacks of a batch are wired as ``name``: a slice when they stand together (as in
     VARIANTS: a view, where a list of rows would copy them), else their list."""

@@ -422,6 +422,25 @@ def test_a_phone_draws_the_heads_inside_its_column() -> None:
     assert len(columns) == 2  # two heads a row
 
 
+def test_the_small_heads_hover_their_values_and_not_their_masked_cells() -> None:
+    from ui.lessons.learned import model_run, small_heads
+
+    ids = tuple(llm.load_model().encode(DEFAULT))
+    step = llm.load_model().steps[-1]
+    fig = small_heads(step=step, ids=ids, lang="fr", phone=False, scale=1.0)
+    patterns = [h.pattern for layer in model_run(step=step, ids=ids).layers for h in layer.heads]
+    masked = np.triu(np.ones((len(ids), len(ids)), dtype=bool), k=1)  # the causal mask's future
+    for trace, pattern in zip(fig["data"], patterns, strict=True):
+        # no hover label on a masked cell, and no text a cell to send: the value is plotly's z,
+        # written with the figure's separators (a decimal comma in French)
+        assert trace["hoverongaps"] is False and "customdata" not in trace
+        assert "%{z:.6g}" in trace["hovertemplate"]
+        z = np.asarray(trace["z"], dtype=np.float64)
+        assert np.array_equal(np.isnan(z), masked)
+        assert np.allclose(z[~masked], pattern[~masked])
+    assert fig["layout"]["separators"] == ", "
+
+
 def test_a_short_sentence_keeps_the_cells_and_numbers_of_the_lessons() -> None:
     large = figure(opened(sentence="sky pen cat hat sky pen cat"), "patterns")
     cell, number = _cells(large, 7)

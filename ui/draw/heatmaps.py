@@ -201,11 +201,13 @@ def heatmap_cells(
     x_title: str = "",
     y_title: str = "",
     look: Look = PLAIN,
+    masked_hover: bool = True,
 ) -> dict:
     """A heatmap trace's cells without its colours: z (NaN where masked or not finite), the
     labels, the hover text, and the cell numbers at ``number_px`` (none when 0), written as
-    ``look`` writes numbers. ``heatmap_spec`` adds the colour scale.
-    Shapes: m [R, C], rows R labels, cols C labels; masked [R, C] (True = masked)."""
+    ``look`` writes numbers. ``heatmap_spec`` adds the colour scale. Without ``masked_hover``
+    a masked cell has no hover label (a small multiple's), and no cell carries its value as
+    text for it. Shapes: m [R, C], rows R labels, cols C labels; masked [R, C] (True = masked)."""
     z = np.array(m, dtype=np.float64)
     hidden = np.zeros(z.shape, dtype=bool) if masked is None else np.asarray(masked, dtype=bool)
     z = np.where(hidden | ~np.isfinite(z), np.nan, z)
@@ -220,7 +222,9 @@ def heatmap_cells(
         "ygap": 1 if number_px or max(z.shape) <= 32 else 0,
     }
     comma = look.lang == "fr"
-    if hidden.any():  # masked cells say so on hover instead of showing an empty value
+    if hidden.any() and not masked_hover:  # masked cells: grey (``mask_shape``), no label
+        trace["hoverongaps"] = False
+    elif hidden.any():  # masked cells say so on hover instead of showing an empty value
         trace["customdata"] = _cell_texts(z, hidden, "{:.6g}", masked_label, comma)
         trace["hovertemplate"] = trace["hovertemplate"].replace("%{z:.6g}", "%{customdata}")
     if number_px:  # the cell numbers, formatted only when they are drawn

@@ -270,7 +270,8 @@ def small_heads(*, step: int, ids: tuple[int, ...], lang: str, phone: bool, scal
         for k, top in enumerate(names)
     ]
     hidden, data, layout, shapes = ~run.layers[0].mask, [], {}, []
-    text = {"masked_label": t("masked_cell"), "x_title": t("key"), "y_title": t("query")}
+    # 8 small heads: no hover on a masked cell (grey), so no text per cell to write and send
+    text = {"x_title": t("key"), "y_title": t("query"), "masked_hover": False}
     patterns = [head.pattern for trace in run.layers for head in trace.heads]
     for k, (pattern, (left, top)) in enumerate(zip(patterns, places)):
         suffix = str(k + 1) if k else ""
