@@ -134,6 +134,7 @@ class Follower(Session):
         kind = fm.WhichOneof("type")
         if kind == "new_session":
             self.full_run = not fm.metadata.run.fragment_ids
+            self.run_fragments = tuple(fm.metadata.run.fragment_ids)
             if self.full_run:
                 self._stop_timers()  # a full run: the frontend drops every auto-rerun timer
                 self.run_seed = None
@@ -150,9 +151,9 @@ class Follower(Session):
         elif kind == "navigation":
             self.page_script_hash = fm.navigation.page_script_hash
         elif kind == "script_finished":
+            self._ran()
             self._finished(fm.script_finished)
-        if self.cache_messages and fm.metadata.cacheable and fm.hash:
-            self.cached.add(fm.hash)
+        self._cache(fm)
 
     async def _delta_seen(self, fm) -> None:
         self._delta(fm, self.errors)

@@ -52,6 +52,10 @@ WIDGETS = {
 }
 
 
+# Streamlit's global.maxCachedMessageAge: the browser forgets a cached message once that many
+# script runs have ended since a run last sent it or referred to it
+MAX_MESSAGE_AGE = 2
+
 # the pages' select sliders (the learned page's training step, the LayerNorm page's eps): the
 # frontend sends the chosen option's text as a one-item list, not a string
 SELECT_SLIDERS = {"step", "eps"}
@@ -109,7 +113,10 @@ class Session:
         self.values: dict[str, object] = {}
         self.widget_ids: dict[str, str] = {}
         self.page_script_hash = ""
-        self.cached: set[str] = set()
+        # a cached message's hash -> (the run that last used it, the fragment that sent it)
+        self.cached: dict[str, tuple[int, str]] = {}
+        self.runs = 0  # script runs ended, as the browser's message cache counts them
+        self.run_fragments: tuple[str, ...] = ()  # the fragments the current run runs alone
         self.cache_messages = cache_messages
         self.measure_deflate = measure_deflate
         self.locale = locale
@@ -158,7 +165,7 @@ class Session:
                 ws.id = cid
                 ws.json_value = state
         if self.cache_messages:
-            cs.cached_message_hashes.extend(sorted(self.cached))
+            cs.cached_message_hashes.extend(self.cached)
         ci = cs.context_info
         ci.timezone = "UTC"
         ci.timezone_offset = 0
@@ -209,6 +216,7 @@ class Session:
             fm.ParseFromString(data)
             kind = fm.WhichOneof("type")
             if kind == "new_session":
+                self.run_fragments = tuple(fm.metadata.run.fragment_ids)
                 answer_ran = answered
                 drawn.clear()
                 if fm.new_session.page_script_hash:
@@ -235,6 +243,7 @@ class Session:
             elif kind == "navigation":
                 self.page_script_hash = fm.navigation.page_script_hash  # the page that ran
             elif kind == "script_finished":
+                self._ran()
                 if fm.script_finished == EARLY or (answered and not answer_ran):
                     continue  # another run follows: st.rerun, or the run the answer asked for
                 if fm.script_finished != FINISHED:
@@ -244,8 +253,30 @@ class Session:
                 self.json_states = {c: v for c, v in self.json_states.items() if c in drawn}
                 deflated = len(zlib.compress(b"".join(raw))) if self.measure_deflate else None
                 return Rerun(latency, first_delta, total, count, refs, charts, errors, deflated)
-            if self.cache_messages and fm.metadata.cacheable and fm.hash:
-                self.cached.add(fm.hash)
+            self._cache(fm)
+
+    def _cache(self, fm: ForwardMsg) -> None:
+        """Keep a cacheable message's hash, or mark a referred one used, as the browser's message
+        cache does (``self.cache_messages``)."""
+        if not self.cache_messages:
+            return
+        if fm.WhichOneof("type") == "ref_hash":
+            if fm.ref_hash in self.cached:
+                self.cached[fm.ref_hash] = (self.runs, self.cached[fm.ref_hash][1])
+        elif fm.metadata.cacheable and fm.hash:
+            self.cached[fm.hash] = (self.runs, fm.delta.fragment_id)
+
+    def _ran(self) -> None:
+        """A script run ended: forget the messages no run has used for MAX_MESSAGE_AGE runs, as
+        the browser does (after a fragment's run, only that fragment's); the hashes a rerun
+        sends stay those of the charts on screen, not of every chart seen since the visit began."""
+        self.runs += 1
+        alone = self.run_fragments
+
+        def kept(used: int, fragment: str) -> bool:
+            return bool(alone and fragment not in alone) or self.runs - used <= MAX_MESSAGE_AGE
+
+        self.cached = {h: (r, f) for h, (r, f) in self.cached.items() if kept(r, f)}
 
     def _store_answer(self, fm: ForwardMsg) -> bool:
         """The store asked for the browser's copy: keep the answer; True if it is new."""

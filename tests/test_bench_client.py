@@ -7,6 +7,7 @@ import json
 import re
 import threading
 
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from websockets.asyncio.server import serve
 
 from bench.wsclient import Session
@@ -130,3 +131,38 @@ def test_the_client_answers_the_store_as_the_page_script_does() -> None:
         # the runs since drew no store: its state is no longer sent, as the frontend forgets it
         ids = {w.id for w in change.rerun_script.widget_states.widgets}
         assert "$$ID-abc-turn_store" not in ids, (early, ids)
+
+
+def _message(kind: str, value: str = "", fragment: str = "") -> ForwardMsg:
+    fm = ForwardMsg()
+    if kind == "ref_hash":
+        fm.ref_hash = value
+    else:
+        fm.hash = value
+        fm.metadata.cacheable = True
+        fm.delta.fragment_id = fragment
+        fm.delta.new_element.markdown.body = "x"
+    return fm
+
+
+def test_the_client_forgets_cached_messages_as_a_browser_does() -> None:
+    # Streamlit's frontend drops a cached message once 2 runs have ended since one used it (only
+    # a fragment's own after a fragment's run): the hashes a rerun sends stay a page's, not a
+    # visit's, which grew every BackMsg and the server's parse of it run after run
+    session = Session("ws://127.0.0.1:1/_stcore/stream", "concat", {})
+    session._cache(_message("delta", "a"))
+    session._cache(_message("delta", "b", fragment="f"))
+    session._ran()  # run 1 ends
+    session._cache(_message("ref_hash", "a"))  # run 2 refers to a
+    session._ran()
+    assert set(session.cached) == {"a", "b"}
+    session.run_fragments = ("g",)  # a run of fragment g alone keeps a and b, whatever their age
+    session._ran()
+    session._ran()
+    assert set(session.cached) == {"a", "b"}
+    session.run_fragments = ("f",)  # f's own run forgets f's old message
+    session._ran()
+    assert set(session.cached) == {"a"}
+    session.run_fragments = ()  # a full run: a was last used 3 runs before
+    session._ran()
+    assert session.cached == {}
