@@ -38,7 +38,7 @@ SIDE = "settings"
 
 def unused_css(uses: Collection[str]) -> str:
     """The style that hides the settings a page does not use (``<style id="unused-settings">``),
-    with the title and the presets where it uses none; empty where a page uses them all."""
+    and their whole box, title included, where it uses none; empty where a page uses them all."""
     unused = [key for name in SHARED if name not in uses for key in KEYS[name]]
     if not unused:
         return ""
