@@ -173,20 +173,15 @@ def scale_figure(head: Spec, look: Look, title: str) -> Spec:
         width=layout["width"],
         margin_l=layout["margin"]["l"] + left * inner,
         plot=(right - left) * inner,
-        lang=look.lang,
-        phone=look.phone,
-        scale=look.scale,
+        look=look,
         title=title,
     )
 
 
 @shared(16)
-def _scale_bar(
-    *, width: int, margin_l: float, plot: float, lang: str, phone: bool, scale: float, title: str
-) -> Spec:
+def _scale_bar(*, width: int, margin_l: float, plot: float, look: Look, title: str) -> Spec:
     """The colour scale's bar in a figure ``width`` px wide, the bar ``plot`` px long from
     ``margin_l``: read-only, shared (a new training step draws the bar it drew before)."""
-    look = Look(lang=lang, phone=phone, scale=scale)
     grow = look.text_scale
     steps = np.linspace(0.0, 1.0, 101).tolist()
     trace = {"type": "heatmap", "z": [steps], "x": steps, "y": [0], "coloraxis": "coloraxis"}
