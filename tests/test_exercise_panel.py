@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -290,6 +291,36 @@ def test_a_client_that_never_reports_is_asked_a_few_runs_only() -> None:
     at.text_area(key="code_qkv").set_value(OWN_QKV).run()
     assert at.session_state[progress.WORK]["qkv"] == {"code": OWN_QKV}
     assert at.session_state[progress.PUT] == {}  # sent with that run
+
+
+def store_batches(at: AppTest) -> list[dict]:
+    """What each store element of the last run sends the browser: its numbered batch."""
+    batches = []
+    for element in at.get("bidi_component"):
+        if element.proto.component_name == "attention_lab.local_store":
+            data = json.loads(element.proto.json)
+            batches.append({"put": json.loads(data["put"]), "seq": data["seq"]})
+    return batches
+
+
+def test_a_change_is_written_in_its_run_and_once_more_with_the_next_at_its_current_value() -> None:
+    at = open_page("qkv")
+    for _ in range(progress.ASK_RUNS):  # past the runs that ask for the browser's copy
+        at.run()
+    assert store_batches(at) == []
+    at.text_area(key="code_qkv").set_value(OWN_QKV).run()
+    (first,) = store_batches(at)
+    assert first["put"] == {"qkv": {"code": OWN_QKV}}
+    at.run()
+    (again,) = store_batches(at)
+    assert again == {"put": {"qkv": {"code": OWN_QKV}}, "seq": first["seq"] + 1}
+    at.run()
+    assert store_batches(at) == []  # once only
+    # back to the template: the entry is removed, and the removal sent once more too
+    at.text_area(key="code_qkv").set_value(CELLS["qkv"]["en"]["template"]).run()
+    assert [b["put"] for b in store_batches(at)] == [{"qkv": None}]
+    at.run()
+    assert [b["put"] for b in store_batches(at)] == [{"qkv": None}]
 
 
 def test_the_depth_page_checks_the_recipe_on_its_own_layers() -> None:

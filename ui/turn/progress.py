@@ -4,7 +4,8 @@ The session holds the work; the browser keeps a copy in its own ``localStorage``
 types is stored on the server). On a session's first runs the browser reports its copy once, if it
 holds any (a new visitor's page does not run twice for an empty report); each change is sent to it
 in the run it happens (the editor's, Check's and Start again's callbacks run before the frame
-mounts the store, or before the panel that reruns alone does: ``flush``). A pass
+mounts the store, or before the panel that reruns alone does: ``flush``), and once more with the
+next run that mounts it, numbered so that the browser keeps the newest whatever arrives last. A pass
 comes back as a ✓ only if the server can trust it: its seal (``exercises.seal``) opens with this
 server's key, or, after a restart or a new version of the checker, the code that passed passes
 again, checked silently on chapter 9's setting.
@@ -33,6 +34,9 @@ WORK = "_turn_work"  # session key: cell id -> {"code", and after a pass "passed
 PUT = "_turn_put"  # session key: entries changed since the browser's copy was last written
 ASK = "_turn_ask"  # session key: a token until the browser has reported its copy, then ""
 ASKED = "_turn_asked"  # session key: the runs that have asked so far
+SENT = "_turn_sent"  # session key: (this session's writer id, the number of the last batch sent)
+AGAIN = "_turn_again"  # session key: the ids of the last batch, sent once more with the next
+WHOLE = "_turn_whole"  # session key: set while a whole run is under way (the frame has written)
 # a browser with saved work reports it on its first run; an empty store says nothing (a new
 # visitor's page runs once, not twice), so the store is asked on the session's first runs, no more
 ASK_RUNS = 8
@@ -77,10 +81,8 @@ def progress() -> set[str]:
             ss[ASKED] = ss.get(ASKED, 0) + 1
             if ss[ASKED] > ASK_RUNS:
                 ss[ASK] = ask = ""
-    put = ss.get(PUT)
-    if ask or put:
-        local_store(STORE, key=STORE_KEY, ask=ask or None, put=put, quiet=True)
-        ss[PUT] = {}
+    _write(STORE_KEY, ask)
+    ss[WHOLE] = True
     return solved()
 
 
@@ -88,10 +90,26 @@ def flush() -> None:
     """Send the browser what changed since its copy was last written, from a "Your turn" panel
     that reruns alone (editing, Check, Start again): the frame, which writes on a whole run, does
     not run then. On a whole run the frame has already written everything, and nothing mounts."""
+    if not st.session_state.pop(WHOLE, False) or st.session_state.get(PUT):
+        _write(FLUSH_KEY, "")
+
+
+def _write(key: str, ask: str) -> None:
+    """Mount the store as ``key`` when there is something to ask or write: the entries changed
+    since the last batch, and once more those of the last batch, at their current value (a run cut
+    short by the next one may not have delivered it). Each batch is numbered, so the browser never
+    writes an entry from a batch older than the last it wrote it from."""
     ss = st.session_state
-    if put := ss.get(PUT):
-        local_store(STORE, key=FLUSH_KEY, ask=None, put=put)
-        ss[PUT] = {}
+    work, again, changed = ss.get(WORK, {}), ss.pop(AGAIN, ()), ss.get(PUT, {})
+    put = {cell_id: work.get(cell_id) for cell_id in again} | changed
+    if not (ask or put):
+        return
+    writer, sent = ss.get(SENT) or (secrets.token_hex(8), 0)
+    ss[SENT] = writer, sent + 1
+    local_store(STORE, key=key, ask=ask or None, put=put, quiet=True, order=(writer, sent + 1))
+    ss[PUT] = {}
+    if changed:
+        ss[AGAIN] = tuple(changed)
 
 
 def _reported(state: Any) -> Any:

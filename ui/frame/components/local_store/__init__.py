@@ -1,8 +1,10 @@
 """A JSON store in the browser's localStorage: read once per session, written as entries change.
 
 Nothing is kept on the server: the browser reports what it holds once (``ask``), and the app
-sends the entries that changed (``put``). The JavaScript ships in this folder and is sent inline
-with the element; it draws nothing.
+sends the entries that changed (``put``), numbered (``writer``, ``seq``) so that the browser never
+writes an entry older than one it has written already: an element drawn again, or one that stayed
+on the page while a newer one wrote, cannot bring back older work. The JavaScript ships in this
+folder and is sent inline with the element; it draws nothing.
 """
 
 from __future__ import annotations
@@ -24,12 +26,15 @@ def local_store(
     ask: str | None,
     put: dict[str, Any] | None = None,
     quiet: bool = False,
+    order: tuple[str, int] = ("", 0),
 ) -> dict[str, Any] | None:
     """Mount the store (once per run) and return what the browser reported, or None.
 
     ``ask``: a token while the app still wants the browser's entries, None once it has them.
     ``quiet``: an empty store reports nothing (its report would rerun the page for nothing),
     so the app cannot tell it from a browser that has not answered yet.
+    ``order``: (writer, seq), who sends ``put`` (one writer per session) and the number of this
+    batch, larger than every earlier batch of that writer's.
     The return value is ``{"token": ask, "entries": {...}}`` as the browser sent it: untrusted.
     """
     result = _mount(
@@ -40,6 +45,8 @@ def local_store(
             "put": flat(put or {}),
             "hide": f"st-key-{key}",
             "quiet": quiet,
+            "writer": order[0],
+            "seq": order[1],
         },
         default={"saved": None},
         on_saved_change=lambda: None,

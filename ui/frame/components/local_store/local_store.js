@@ -4,6 +4,10 @@
 // once per token as the state value "saved"; an empty store is reported as {}, or, with
 // data.quiet, not at all: a report reruns the page, and a new visitor has nothing to bring back.
 // data.hide: the class of the element that holds the store, hidden so that it takes no room.
+// data.writer, data.seq: who sends data.put (one writer per session) and the batch's number; an
+// entry is written only from a batch newer than the last one this page wrote it from, so that an
+// element run again (drawn anew, or left on the page while a newer one wrote) cannot bring back
+// older work.
 export default function ({ data, setStateValue }) {
   if (!data || typeof data.name !== "string") return;
   if (data.hide && !document.getElementById("local-store-hide")) {
@@ -26,8 +30,12 @@ export default function ({ data, setStateValue }) {
     }
   }
   const put = JSON.parse(data.put || "{}") || {};
+  const written = (window.__localStoreWritten ||= {});
+  const mine = (written[`${data.name} ${data.writer}`] ||= {});
   let changed = false;
   for (const [key, value] of Object.entries(put)) {
+    if (typeof data.seq === "number" && (mine[key] ?? -1) >= data.seq) continue;
+    mine[key] = data.seq;
     if (value === null) {
       changed = changed || key in stored;
       delete stored[key];
