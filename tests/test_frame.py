@@ -355,3 +355,30 @@ def test_every_shared_widget_stands_in_one_place_on_every_page(present: str) -> 
     first = places["../app.py"]
     assert all(place is not None for place in first.values()), first
     assert all(found == first for found in places.values()), places
+
+
+def test_the_first_run_freezes_what_the_imports_made_and_later_objects_are_collected() -> None:
+    import gc
+    import weakref
+
+    from ui.frame import heap
+
+    heap.freeze_imports.cache_clear()
+    gc.unfreeze()
+    open_page(PAGE)
+    frozen = gc.get_freeze_count()
+    # streamlit, plotly, numpy and the lab's modules: tens of thousands of objects
+    assert frozen > 20_000
+    open_page(HOME)
+    assert gc.get_freeze_count() <= frozen  # once a process: none frozen since, some freed
+
+    class Node:
+        pass
+
+    # a cycle made after the freeze is still found and freed by a collection
+    node = Node()
+    node.self = node
+    gone = weakref.ref(node)
+    del node
+    gc.collect()
+    assert gone() is None

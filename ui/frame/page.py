@@ -25,6 +25,7 @@ from ui import classroom
 from ui.draw.style import CHART_CSS, EDITOR_CSS
 from ui.frame.components.announce import announce_lab
 from ui.frame.components.page_lang import page_lang
+from ui.frame.heap import freeze_imports
 from ui.frame.navigation import PAGES, navigation, neighbour, neighbour_names, page_file, slug
 from ui.frame.presenter import (
     PRESENT_CSS,
@@ -118,6 +119,7 @@ def frame(page: str, values: tuple[Value, ...] = (), uses: Collection[str] = SHA
     sidebar and in presenter mode's bar; the others are hidden in their place, their values kept
     in the session and the link (the learned-heads page has its own model: ``uses=()``).
     """
+    freeze_imports()
     current = page_file(page)
     present = _presenting()
     st.set_page_config(
