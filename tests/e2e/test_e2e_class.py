@@ -190,6 +190,11 @@ def press(page: Page, key: str) -> None:
     page.locator(f".st-key-{key} button").first.click()
 
 
+def kept_classes(page: Page) -> dict:
+    """What this browser keeps of classes (its localStorage copy)."""
+    return json.loads(page.evaluate(f"() => localStorage.getItem({json.dumps(STORE)})") or "{}")
+
+
 def start_class(teacher: Session) -> tuple[str, str, str]:
     """Presenter mode on /softmax, Start a class: (code, key, the link decoded from the QR)."""
     page = teacher.page
@@ -199,7 +204,7 @@ def start_class(teacher: Session) -> tuple[str, str, str]:
     expect(code_box).to_contain_text(re.compile(r"[A-Z2-9]{6}"))
     code = re.search(r"\b([A-Z2-9]{6,})\b", code_box.inner_text()).group(1)
     settle(page)
-    kept = json.loads(page.evaluate(f"() => localStorage.getItem({json.dumps(STORE)})") or "{}")
+    kept = kept_classes(page)
     key = kept["teaching"]["key"]
     assert kept["teaching"]["code"] == code
     open_qr(page)
@@ -288,6 +293,8 @@ def test_a_class_follows_the_teacher_reports_and_ends(
         press(tpage, "class_panel")  # End the class: last in the Class panel
         press(tpage, "class_end")
         settle(tpage)
+        # the browser forgets the ended class's key: a reload does not make it a teacher again
+        wait_until(tpage, lambda: "teaching" not in kept_classes(tpage), "the key forgotten")
         for page, words in (
             (lpage, "has ended"),
             (phone.page, "has ended"),

@@ -34,7 +34,6 @@ WORK = "_turn_work"  # session key: cell id -> {"code", and after a pass "passed
 PUT = "_turn_put"  # session key: entries changed since the browser's copy was last written
 ASK = "_turn_ask"  # session key: a token until the browser has reported its copy, then ""
 ASKED = "_turn_asked"  # session key: the runs that have asked so far
-SENT = "_turn_sent"  # session key: (this session's writer id, the number of the last batch sent)
 AGAIN = "_turn_again"  # session key: the ids of the last batch, sent once more with the next
 WHOLE = "_turn_whole"  # session key: set while a whole run is under way (the frame has written)
 # a browser with saved work reports it on its first run; an empty store says nothing (a new
@@ -97,16 +96,14 @@ def flush() -> None:
 def _write(key: str, ask: str) -> None:
     """Mount the store as ``key`` when there is something to ask or write: the entries changed
     since the last batch, and once more those of the last batch, at their current value (a run cut
-    short by the next one may not have delivered it). Each batch is numbered, so the browser never
-    writes an entry from a batch older than the last it wrote it from."""
+    short by the next one may not have delivered it). The store numbers each batch, so the
+    browser keeps the newest whatever arrives last."""
     ss = st.session_state
     work, again, changed = ss.get(WORK, {}), ss.pop(AGAIN, ()), ss.get(PUT, {})
     put = {cell_id: work.get(cell_id) for cell_id in again} | changed
     if not (ask or put):
         return
-    writer, sent = ss.get(SENT) or (secrets.token_hex(8), 0)
-    ss[SENT] = writer, sent + 1
-    local_store(STORE, key=key, ask=ask or None, put=put, quiet=True, order=(writer, sent + 1))
+    local_store(STORE, key=key, ask=ask or None, put=put, quiet=True)
     ss[PUT] = {}
     if changed:
         ss[AGAIN] = tuple(changed)

@@ -34,7 +34,7 @@ export default function ({ data, setStateValue }) {
   const mine = (written[`${data.name} ${data.writer}`] ||= {});
   let changed = false;
   for (const [key, value] of Object.entries(put)) {
-    if (typeof data.seq === "number" && (mine[key] ?? -1) >= data.seq) continue;
+    if ((mine[key] ?? -1) >= data.seq) continue;
     mine[key] = data.seq;
     if (value === null) {
       changed = changed || key in stored;
