@@ -7,6 +7,7 @@ margins against what chromium draws; these tests check the arithmetic behind the
 from __future__ import annotations
 
 import itertools
+import json
 import math
 from types import SimpleNamespace
 
@@ -293,6 +294,38 @@ def test_a_grid_that_fits_two_a_row_at_slightly_smaller_cells_stays_one_figure()
     assert layout["annotations"][-1]["x"] == pytest.approx(0.5)
     for k, m in enumerate(mats):
         np.testing.assert_array_equal(one["data"][k]["z"], m)
+
+
+def test_a_grid_stays_whole_exactly_when_its_whole_figure_fits_the_narrowest_column() -> None:
+    """``grid_figures`` decides from the grid's sizes alone (``grid_sizes``), before any cell is
+    built, whether it stays whole: it returns the very figure ``grid_figure`` draws when that
+    figure fits WRAP_PX (or on a phone), and others (compact, or pieces) where it does not, with
+    and without axis and bar titles, in a narrower row, at a screen's, a phone's and a
+    projector's sizes."""
+    rng = np.random.default_rng(5)
+    looks = (style.Look(), style.Look(phone=True), style.Look(lang="fr", scale=1.25))
+    texts = ({}, {"x_title": "feature", "scale_title": "a probability, from 0 to 1"})
+    rows_px = ({}, {"row_px": 400})
+    shapes = ((5, 8, 4), (5, 5, 4), (3, 2, 2), (2, 3, 3), (5, 4, 2))
+    kept = wrapped = 0
+    for (t, c, n), look, text, row_px in itertools.product(shapes, looks, texts, rows_px):
+        mats = [rng.normal(size=(t, c)) for _ in range(n)]
+        rows, cols, names = TOKENS[:t], [[f"f{i}" for i in range(c)]] * n, list("abcd")[:n]
+        shown = {"signed": True, "per_row": 2, "look": look, **text, **row_px}
+        whole = grids.grid_figure(mats, rows, cols, names, **shown)
+        figures = grids.grid_figures(mats, rows, cols, names, **shown)
+        if look.phone or whole["layout"]["width"] <= grids.WRAP_PX:
+            assert _text(figures) == _text([whole])
+            kept += 1
+        else:
+            assert _text(figures) != _text([whole])  # compact, or in pieces
+            wrapped += 1
+    assert kept >= 10 and wrapped >= 10  # both ways taken
+
+
+def _text(figures: list) -> str:
+    """Figures as JSON text, arrays as lists: two equal texts are the same figures."""
+    return json.dumps(figures, sort_keys=True, default=lambda a: np.asarray(a).tolist())
 
 
 def test_a_row_s_tick_labels_keep_room_from_the_next_row_s_titles() -> None:

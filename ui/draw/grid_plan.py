@@ -1,6 +1,6 @@
 """A grid of heatmaps' plan (``ui.draw.grids``): its cells' and titles' sizes, its margins, how
-many plots stand in a row, where its rows stand, and how a grid too wide for a class's column
-wraps."""
+many plots stand in a row, where its rows stand, its colour bar, the figure's width, and how a
+grid too wide for a class's column wraps."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from ui.draw.labels import (
     scaled_margins,
     x_label_angle,
 )
-from ui.draw.style import LARGE_SIDE_PX, Look
+from ui.draw.style import BAR, LARGE_SIDE_PX, Look
 
 # the narrowest chart box of a class's computer screen (px): 1280 × 720 zoomed to 150 % (521 px;
 # 1024 × 768 with the sidebar open gives 564)
@@ -163,3 +163,86 @@ def wrapping(
             return compact, min(per_row, n, plan.fits), True
     plan = plan_grid(rows, cols, titles, look, scale_title, WRAP_PX, widest, colour_bar=True)
     return look, max(1, min(per_row, n, plan.fits)), False
+
+
+@dataclass(frozen=True)
+class GridSizes:
+    """A grid figure's sizes (``grid_sizes``): its plan, where its plots stand, whether its colour
+    bar lies above them, the bar, and the margins that make room for it (px)."""
+
+    plan: Plan
+    grid: Placement
+    lying: bool
+    bar: dict
+    margin: dict[str, int]
+
+    @property
+    def width(self) -> int:
+        return math.ceil(self.margin["l"] + self.grid.inner_w + self.margin["r"])
+
+
+def grid_sizes(
+    n: int,
+    rows: Sequence[str],
+    cols: Sequence[Sequence[str]],
+    titles: Sequence[str],
+    widest: Sequence[str],
+    look: Look,
+    per_row: int,
+    row_px: float,
+    *,
+    scale_title: str,
+    x_title: str,
+    colour_bar: bool = True,
+    upright: bool = False,
+    flat_bar: bool = False,
+) -> GridSizes:
+    """The sizes of ``ui.draw.grids.grid_figure``'s figure of ``n`` plots (its keywords), from
+    the labels, the titles and the ``widest`` numbers alone: no cell is built."""
+    plan = plan_grid(
+        rows,
+        cols,
+        titles,
+        look,
+        scale_title,
+        row_px,
+        widest,
+        colour_bar=colour_bar and not flat_bar,
+    )
+    grid = arrange(plan, n, len(rows), per_row, look)
+    lying = colour_bar and (flat_bar or (grid.per_row == 1 and not upright))
+    b = plan.margin["b"] if x_title else math.ceil(plan.x_labels + 8)
+    margin = plan.margin | {"t": plan.title_px + 4, "b": b, "r": plan.bar_r}
+    bar, margin = colour_bar_of(colour_bar, lying, plan, grid, scale_title, margin, look.text_scale)
+    return GridSizes(plan, grid, lying, bar, margin)
+
+
+def colour_bar_of(
+    shown: bool,
+    lying: bool,
+    plan: Plan,
+    grid: Placement,
+    scale_title: str,
+    margin: dict[str, int],
+    grow: float,
+) -> tuple[dict, dict[str, int]]:
+    """The shared colour bar and the margins that make room for it: none when not ``shown``;
+    ``lying`` above the plots, so they keep their width (one plot a row, or ``grid_figures``'
+    compact grid); else upright, right of the grid, as tall as its plots (a second line of its
+    title widens the margin)."""
+    if not shown:  # a piece of a grid whose bar another piece holds
+        return {}, margin
+    if not lying:
+        bar = {"x": 1.0, "xanchor": "left", "y": 1.0, "yanchor": "top", **BAR}
+        bar.update(lenmode="pixels", len=max(grid.inner_h, 100))
+        if scale_title:
+            bar["title"] = {"text": fit_lines(scale_title, grid.inner_h / grow), "side": "right"}
+            if "<br>" in bar["title"]["text"]:
+                margin = margin | {"r": margin["r"] + math.ceil(18 * grow)}
+        return bar, margin
+    bar = {"orientation": "h", "thickness": 12, "len": 1.0, "x": 0.5, "xanchor": "center"}
+    bar.update(y=1.0 + (plan.title_px + 8) / grid.inner_h, yanchor="bottom", ypad=0)
+    if scale_title:
+        bar["title"] = {"text": fit_lines(scale_title, grid.inner_w / grow), "side": "top"}
+    bar_lines = bar["title"]["text"].count("<br>") + 1 if scale_title else 0
+    return bar, margin | {"t": margin["t"] + math.ceil((72 + 30 * bar_lines) * grow), "r": 16}

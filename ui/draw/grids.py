@@ -25,16 +25,15 @@ from ui.draw.grid_plan import (
     WRAP_PX,
     Placement,
     Plan,
-    arrange,
-    plan_grid,
+    grid_sizes,
     wrapping,
 )
 from ui.draw.heatmaps import extreme_numbers, heatmap_cells, mask_shape
-from ui.draw.labels import fit_lines
-from ui.draw.style import BAR, CELL_AXIS, COLOUR_SCALES, PLAIN, Look
+from ui.draw.style import CELL_AXIS, COLOUR_SCALES, PLAIN, Look
 from ui.draw.wire import Spec, fast_figure, show_pieces
 
 ROW_PX = 820  # a row of plots at most this wide (px): the column of 1280 × 720 with the sidebar
+DIGITS = 2  # the decimals printed in a cell
 
 
 def heatmap_grid(
@@ -87,14 +86,19 @@ def grid_figures(
     bound = _largest(mats) if signed else None  # the one colour scale of every piece
     common = {"signed": signed, "zmin": zmin, "zmax": zmax, "bound": bound, "look": look}
     common |= style
-    whole = grid_figure(mats, rows, cols, titles, per_row=per_row, **common)
-    if look.phone or len(mats) == 1 or whole["layout"]["width"] <= WRAP_PX:
-        return [whole]
+    if look.phone or len(mats) == 1:
+        return [grid_figure(mats, rows, cols, titles, per_row=per_row, **common)]
     scale_title = str(style.get("scale_title", ""))
-    widest = extreme_numbers(mats, style.get("digits", 2))
-    wrap = wrapping(rows, cols, titles, look, scale_title, len(mats), per_row, widest)
+    widest = extreme_numbers(mats, style.get("digits", DIGITS))
+    # the whole grid's width from its sizes alone: its cells are built only where it is drawn
+    texts = {"scale_title": scale_title, "x_title": str(style.get("x_title", ""))}
+    row_px = style.get("row_px", ROW_PX)
+    whole = grid_sizes(len(mats), rows, cols, titles, widest, look, per_row, row_px, **texts)
+    wrap = None
+    if whole.width > WRAP_PX:
+        wrap = wrapping(rows, cols, titles, look, scale_title, len(mats), per_row, widest)
     if wrap is None:
-        return [whole]
+        return [grid_figure(mats, rows, cols, titles, per_row=per_row, **common)]
     fitted, k, compact = wrap
     if compact:
         return [
@@ -153,7 +157,7 @@ def grid_figure(
     y_title: str = "",
     scale_title: str = "",
     per_row: int = 4,
-    digits: int = 2,
+    digits: int = DIGITS,
     look: Look = PLAIN,
     phone: bool = False,
     row_px: float = ROW_PX,
@@ -163,19 +167,20 @@ def grid_figure(
     flat_bar: bool = False,
 ) -> Spec:
     """The heatmaps of ``mats`` as a grid of plots, at most ``per_row`` a row, in one figure, on
-    one colour axis (``_colour_axis``; its bar: ``_colour_bar``). Trace n sits on axes x{n+1}/
-    y{n+1} (plotly's x, x2, ...), its title in an annotation above it; the token labels stand
-    once, left of each row of plots; exact values on hover. Sizes: ``ui.draw.grid_plan``, cells
-    as wide as their widest numbers; ``row_px``: how wide a row may be; ``phone``: one plot a row.
+    one colour axis (``_colour_axis``; its bar: ``ui.draw.grid_plan.colour_bar_of``). Trace n
+    sits on axes x{n+1}/y{n+1} (plotly's x, x2, ...), its title in an annotation above it; the
+    token labels stand once, left of each row of plots; exact values on hover. Sizes:
+    ``ui.draw.grid_plan.grid_sizes``, cells as wide as their widest numbers; ``row_px``: how wide
+    a row may be; ``phone``: one plot a row.
     Shapes: mats N × [R, C]; rows R labels; cols N × C labels; titles N.
     """
     if phone:
         look = replace(look, phone=True)
-    bar_up = colour_bar and not flat_bar
     widest = extreme_numbers(mats, digits)
-    plan = plan_grid(rows, cols, titles, look, scale_title, row_px, widest, colour_bar=bar_up)
-    grid = arrange(plan, len(mats), len(rows), per_row, look)
-    lying = colour_bar and (flat_bar or (grid.per_row == 1 and not upright))
+    texts = {"scale_title": scale_title, "x_title": x_title}
+    at = {"colour_bar": colour_bar, "upright": upright, "flat_bar": flat_bar}  # the bar's place
+    sizes = grid_sizes(len(mats), rows, cols, titles, widest, look, per_row, row_px, **texts, **at)
+    plan, grid, lying, margin = sizes.plan, sizes.grid, sizes.lying, sizes.margin
     cells = {"masked": masked, "masked_label": masked_label, "digits": digits, "look": look}
     data, axes, notes, shapes = _plots(
         mats, rows, cols, plan, grid, lying=lying, x_title=x_title, y_title=y_title, **cells
@@ -183,15 +188,13 @@ def grid_figure(
     axis = _colour_axis(mats, signed, zmin, zmax, bound, None)
     for trace in data:  # every number 4.5:1 on its cell, on the shared colour axis
         readable_numbers(trace, masked, axis["colorscale"], axis["cmin"], axis["cmax"])
-    b = plan.margin["b"] if x_title else math.ceil(plan.x_labels + 8)
-    margin = plan.margin | {"t": plan.title_px + 4, "b": b, "r": plan.bar_r}
-    bar, margin = _colour_bar(colour_bar, lying, plan, grid, scale_title, margin, look.text_scale)
     if lying and x_title:
         notes.append(_x_title_below(axes, len(mats), grid, x_title, plan, look.text_scale))
+    bar = sizes.bar if colour_bar else None
     layout = axes | {
-        "coloraxis": _colour_axis(mats, signed, zmin, zmax, bound, bar if colour_bar else None),
+        "coloraxis": _colour_axis(mats, signed, zmin, zmax, bound, bar),
         "annotations": notes,
-        "width": math.ceil(margin["l"] + grid.inner_w + margin["r"]),
+        "width": sizes.width,
         "height": math.ceil(grid.inner_h + margin["t"] + margin["b"]),
         "margin": margin,
         "separators": look.separators(),
@@ -282,37 +285,6 @@ _TITLE_NOTE = {
     "yshift": 4,
     "showarrow": False,
 }
-
-
-def _colour_bar(
-    shown: bool,
-    lying: bool,
-    plan: Plan,
-    grid: Placement,
-    scale_title: str,
-    margin: dict[str, int],
-    grow: float,
-) -> tuple[dict, dict[str, int]]:
-    """The shared colour bar and the margins that make room for it: none when not ``shown``;
-    ``lying`` above the plots, so they keep their width (one plot a row, or ``grid_figures``'
-    compact grid); else upright, right of the grid, as tall as its plots (a second line of its
-    title widens the margin)."""
-    if not shown:  # a piece of a grid whose bar another piece holds
-        return {}, margin
-    if not lying:
-        bar = {"x": 1.0, "xanchor": "left", "y": 1.0, "yanchor": "top", **BAR}
-        bar.update(lenmode="pixels", len=max(grid.inner_h, 100))
-        if scale_title:
-            bar["title"] = {"text": fit_lines(scale_title, grid.inner_h / grow), "side": "right"}
-            if "<br>" in bar["title"]["text"]:
-                margin = margin | {"r": margin["r"] + math.ceil(18 * grow)}
-        return bar, margin
-    bar = {"orientation": "h", "thickness": 12, "len": 1.0, "x": 0.5, "xanchor": "center"}
-    bar.update(y=1.0 + (plan.title_px + 8) / grid.inner_h, yanchor="bottom", ypad=0)
-    if scale_title:
-        bar["title"] = {"text": fit_lines(scale_title, grid.inner_w / grow), "side": "top"}
-    bar_lines = bar["title"]["text"].count("<br>") + 1 if scale_title else 0
-    return bar, margin | {"t": margin["t"] + math.ceil((72 + 30 * bar_lines) * grow), "r": 16}
 
 
 def _colour_axis(
