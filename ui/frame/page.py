@@ -106,6 +106,12 @@ OUT_OF_FLOW_CSS = """<style>
 [data-testid="stLayoutWrapper"]:has(> :is(.st-key-present_switch, .st-key-unseen)) {
   position: absolute; width: 1px; height: 1px; overflow: hidden; }
 </style>"""
+# a rerun leaves the column where the reader is: the browser's scroll anchoring, which follows
+# one element across a change, lost it as the run replaced the charts, and a student following
+# the teacher, reading halfway down the page, was moved 1 100 to 1 400 px by a new seed (one
+# run in three); without it the column keeps its scroll, and only a change of height above the
+# screen (a larger d_model) moves what is in view, by that height
+STEADY_CSS = '<style>[data-testid="stMain"] { overflow-anchor: none; }</style>'
 
 
 def frame(page: str, values: tuple[Value, ...] = (), uses: Collection[str] = SHARED) -> Settings:
@@ -186,6 +192,7 @@ def _style(uses: tuple[str, ...], present: bool) -> _Style:
         + unused_css(uses)
         + REFLOW_CSS
         + OUT_OF_FLOW_CSS
+        + STEADY_CSS
         + (PRESENT_CSS if present else SWITCH_CSS)
     )
 

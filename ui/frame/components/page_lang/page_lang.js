@@ -1,5 +1,5 @@
 // The document's language and title set to the page's, its scroll boxes reachable by keyboard,
-// and the live region (speak, announce.js, sent with this file). Streamlit's index.html says
+// a new page opened at its top, and the live region (speak, announce.js, sent with this file). Streamlit's index.html says
 // lang="en" on every page and its page config writes the title on every run, so both are kept:
 // an observer puts them back whenever something else changes them, until the next page's mount
 // gives new ones. A box that scrolls (a wide matrix, a long formula on a phone) and holds nothing
@@ -49,6 +49,20 @@ function nameLinks() {
   }
 }
 
+// A move to another page starts at its top, as a link of the sidebar does. A page the server
+// opens (a student following the teacher to the next page, or joining a class from the home
+// page's box) kept the scroll of the page before: a phone that scrolled down to the join box
+// opened the teacher's page in its middle, the line "Following the teacher" out of sight.
+// The first page of a visit, and a new run of the same page, keep their scroll.
+function topOfNewPage() {
+  const path = location.pathname;
+  if (window.__pageLangPath !== undefined && window.__pageLangPath !== path) {
+    const main = document.querySelector("[data-testid='stMain']");
+    if (main) main.scrollTop = 0;
+  }
+  window.__pageLangPath = path;
+}
+
 function apply() {
   const want = window.__pageLang;
   const root = document.documentElement;
@@ -66,6 +80,7 @@ export default function ({ data, parentElement }) {
     document.head.appendChild(style);
   }
   speak(JSON.parse(data.said || "null"), parentElement);
+  topOfNewPage();
   window.__pageLang = {
     lang: data.lang,
     title: data.title || "",
