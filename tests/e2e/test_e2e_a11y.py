@@ -202,6 +202,59 @@ def test_every_page_says_its_language_and_title(contexts: dict[str, Session], la
     assert page.evaluate("() => document.documentElement.lang") == lang
 
 
+NAMES_JS = """() => [...document.querySelectorAll('[aria-label], [placeholder]')]
+    .flatMap(el => [el.getAttribute('aria-label'), el.getAttribute('placeholder')])
+    .filter(name => name)"""
+# words Streamlit writes in English on every page: names of its buttons and fields, a placeholder
+STREAMLIT_ENGLISH = {
+    "Collapse sidebar",
+    "Main menu",
+    "Increment",
+    "Decrement",
+    "Open",
+    "Choose an option",
+    "Copy to clipboard",
+}
+
+
+def test_streamlit_s_own_words_are_in_the_page_s_language(contexts: dict[str, Session]) -> None:
+    """A French page names Streamlit's own buttons and fields in French ("Aide : Phrase", not
+    "Help for Phrase"), and the hint under a changed field says how to apply it in French (WCAG
+    3.1.2: a screen reader reads the page's words with its language's rules); back in English,
+    the same elements say their English names again."""
+    session = contexts["desktop"]
+    page = session.page
+    session.open("/softmax?lang=fr")
+    wait_lang(page, "fr")
+    sentence = page.locator("[data-testid='stSidebar'] .st-key-text input")
+    sentence.click()
+    sentence.press("End")
+    sentence.type(" x")  # not applied: the hint under the field says how
+    hint = page.locator("[data-testid='stSidebar'] [data-testid='InputInstructions']")
+    wait_until(page, lambda: "Entrée" in hint.inner_text(), "the hint in French")
+    assert hint.inner_text().startswith("Appuie sur Entrée pour appliquer")
+    names = set(page.evaluate(NAMES_JS))
+    assert names & STREAMLIT_ENGLISH == set()
+    assert not any(name.startswith("Help for ") for name in names), sorted(names)
+    fr = FRAME_TEXT["fr"]
+    assert {f"Aide : {fr['text']}", "Menu principal", "Replier la barre latérale"} <= names
+    sentence.press("Escape")
+
+    page.locator("[data-testid='stSidebar'] [data-testid='stButtonGroup'] button").first.click()
+    wait_lang(page, "en")
+    settle(page)
+    en = FRAME_TEXT["en"]
+    wait_until(
+        page,
+        lambda: (
+            {"Main menu", "Collapse sidebar", f"Help for {en['text']}"}
+            <= set(page.evaluate(NAMES_JS))
+        ),
+        "Streamlit's English names back",
+    )
+    assert not any(" : " in n and n.startswith("Aide") for n in page.evaluate(NAMES_JS))
+
+
 REGION = "[aria-live='polite'][data-announce]"
 
 

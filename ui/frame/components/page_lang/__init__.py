@@ -6,9 +6,11 @@ title for the app; a screen reader reads a French page with English rules unless
 ``fr``. A box that scrolls sideways (a wide matrix, a long formula on a phone) and holds nothing
 focusable is given ``tabindex="0"`` and a label, so a keyboard can scroll it. The JavaScript
 ships in this folder and runs in the app's own document; it draws nothing. The presenter bar's
-previous and next links, whose visible label is a page number, are given the page's name. A
-page the server opens (a student taken to the teacher's next page, or into a class from the home
-page's box) starts at its top, as a link of the sidebar does.
+previous and next links, whose visible label is a page number, are given the page's name.
+Streamlit's own names and hints, English on every page ("Help for Phrase", "Press Enter to
+apply"), are said in French on a French page (WCAG 3.1.2). A page the server opens (a student
+taken to the teacher's next page, or into a class from the home page's box) starts at its top,
+as a link of the sidebar does.
 """
 
 from __future__ import annotations

@@ -63,6 +63,82 @@ function topOfNewPage() {
   window.__pageLangPath = path;
 }
 
+// Streamlit's own words, which it writes in English on every page: a button's or a field's name
+// ("Help for Phrase", "Collapse sidebar", "Increment"), a placeholder, the hint under a field
+// ("Press Enter to apply"). On a French page a screen reader read them with French rules, and a
+// student saw them in English (WCAG 3.1.2). Each pair: English (a string or a pattern), French.
+const NAMES = [
+  [/^Help for (.+)$/s, "Aide : $1"],
+  ["Collapse sidebar", "Replier la barre latérale"],
+  ["Expand sidebar", "Déplier la barre latérale"],
+  ["Sidebar", "Barre latérale"],
+  ["Main menu", "Menu principal"],
+  ["Open", "Ouvrir la liste"],
+  ["Increment", "Augmenter"],
+  ["Decrement", "Diminuer"],
+  ["Copy to clipboard", "Copier"],
+  ["Download as CSV", "Télécharger en CSV"],
+  ["Fullscreen", "Plein écran"],
+  ["Close fullscreen", "Quitter le plein écran"],
+  ["Search", "Rechercher"],
+  ["Show/hide columns", "Afficher ou masquer des colonnes"],
+  ["Scroll tabs left", "Onglets précédents"],
+  ["Scroll tabs right", "Onglets suivants"],
+  ["Choose an option", "Choisis une option"],
+];
+const HINTS = [
+  ["Press Enter to apply", "Appuie sur Entrée pour appliquer"],
+  ["Press Enter to submit form", "Appuie sur Entrée pour envoyer"],
+  [/^Press (.+)\+Enter to apply$/, "Appuie sur $1+Entrée pour appliquer"],
+];
+const NAMED = "[aria-label], [placeholder]";
+const HINTED = "[data-testid='InputInstructions']";
+
+const ENGLISH = new WeakMap(); // node -> {slot: [English, French]}: what this script translated
+
+// French for one of Streamlit's English texts, or null
+function french(pairs, text) {
+  for (const [en, fr] of pairs) {
+    if (typeof en === "string" ? text === en : en.test(text)) {
+      return typeof en === "string" ? fr : text.replace(en, fr);
+    }
+  }
+  return null;
+}
+
+// ``text`` (in ``slot`` of ``node``: an attribute, or a text node's "data") in the page's
+// language, written with ``write``: French on a French page; its English back on an English
+// page where this script had translated it and the page did not write it again
+function inLanguage(node, slot, text, pairs, write) {
+  const kept = ENGLISH.get(node) || {};
+  if (window.__pageLang.lang === "fr") {
+    const fr = french(pairs, text);
+    if (fr !== null) {
+      kept[slot] = [text, fr];
+      ENGLISH.set(node, kept);
+      write(fr);
+    }
+  } else if (kept[slot] && text === kept[slot][1]) {
+    write(kept[slot][0]);
+  }
+}
+
+function ownWords() {
+  for (const el of document.querySelectorAll(NAMED)) {
+    for (const name of ["aria-label", "placeholder"]) {
+      const text = el.getAttribute(name);
+      if (text !== null) inLanguage(el, name, text, NAMES, (t) => el.setAttribute(name, t));
+    }
+  }
+  for (const box of document.querySelectorAll(HINTED)) {
+    const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+    while (walker.nextNode()) {
+      const node = walker.currentNode; // its text, not the node: React keeps the node
+      inLanguage(node, "data", node.data, HINTS, (t) => { node.data = t; });
+    }
+  }
+}
+
 function apply() {
   const want = window.__pageLang;
   const root = document.documentElement;
@@ -90,6 +166,7 @@ export default function ({ data, parentElement }) {
   apply();
   keyboardScroll();
   nameLinks();
+  ownWords();
   if (!window.__pageLangObserver) {
     let queued = false;
     const later = () => {
@@ -99,13 +176,20 @@ export default function ({ data, parentElement }) {
         queued = false;
         keyboardScroll();
         nameLinks();
+        ownWords();
       });
     };
     const head = new MutationObserver(apply);
     head.observe(document.documentElement, { attributes: true, attributeFilter: ["lang"] });
     head.observe(document.head, { childList: true, subtree: true, characterData: true });
     const body = new MutationObserver(later);
-    body.observe(document.body, { childList: true, subtree: true });
+    // the page's new elements, and a name or a hint it writes again on an element it keeps
+    body.observe(document.body, {
+      childList: true,
+      subtree: true,
+      characterData: true,
+      attributeFilter: ["aria-label", "placeholder"],
+    });
     window.addEventListener("resize", later);
     window.__pageLangObserver = [head, body];
   }
