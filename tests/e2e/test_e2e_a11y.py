@@ -219,9 +219,9 @@ STREAMLIT_ENGLISH = {
 
 def test_streamlit_s_own_words_are_in_the_page_s_language(contexts: dict[str, Session]) -> None:
     """A French page names Streamlit's own buttons and fields in French ("Aide : Phrase", not
-    "Help for Phrase"), and the hint under a changed field says how to apply it in French (WCAG
-    3.1.2: a screen reader reads the page's words with its language's rules); back in English,
-    the same elements say their English names again."""
+    "Help for Phrase"), the hint under a changed field says how to apply it in French, and so
+    does the main menu (WCAG 3.1.2: a screen reader reads the page's words with its language's
+    rules); back in English, the same elements say their English names again."""
     session = contexts["desktop"]
     page = session.page
     session.open("/softmax?lang=fr")
@@ -239,6 +239,11 @@ def test_streamlit_s_own_words_are_in_the_page_s_language(contexts: dict[str, Se
     fr = FRAME_TEXT["fr"]
     assert {f"Aide : {fr['text']}", "Menu principal", "Replier la barre latérale"} <= names
     sentence.press("Escape")
+    page.locator("[data-testid='stMainMenu'] button").first.click()
+    menu = page.locator("[data-testid='stMainMenuPopover']")
+    wait_until(page, lambda: "Imprimer" in menu.inner_text(), "the main menu in French")
+    assert "Print" not in menu.inner_text() and "Sombre" in menu.inner_text()
+    page.keyboard.press("Escape")
 
     page.locator("[data-testid='stSidebar'] [data-testid='stButtonGroup'] button").first.click()
     wait_lang(page, "en")

@@ -65,7 +65,7 @@ function topOfNewPage() {
 
 // Streamlit's own words, which it writes in English on every page: a button's or a field's name
 // ("Help for Phrase", "Collapse sidebar", "Increment"), a placeholder, the hint under a field
-// ("Press Enter to apply"). On a French page a screen reader read them with French rules, and a
+// ("Press Enter to apply"), the main menu's items ("Print"). On a French page a screen reader read them with French rules, and a
 // student saw them in English (WCAG 3.1.2). Each pair: English (a string or a pattern), French.
 const NAMES = [
   [/^Help for (.+)$/s, "Aide : $1"],
@@ -85,14 +85,21 @@ const NAMES = [
   ["Scroll tabs left", "Onglets précédents"],
   ["Scroll tabs right", "Onglets suivants"],
   ["Choose an option", "Choisis une option"],
+  ["Running...", "Calcul en cours"],
 ];
-const HINTS = [
+const TEXTS = [
   ["Press Enter to apply", "Appuie sur Entrée pour appliquer"],
   ["Press Enter to submit form", "Appuie sur Entrée pour envoyer"],
   [/^Press (.+)\+Enter to apply$/, "Appuie sur $1+Entrée pour appliquer"],
+  ["System", "Système"],
+  ["Light", "Clair"],
+  ["Dark", "Sombre"],
+  ["Print", "Imprimer"],
+  ["Record screen", "Enregistrer l’écran"],
 ];
 const NAMED = "[aria-label], [placeholder]";
-const HINTED = "[data-testid='InputInstructions']";
+// the hint under a field, and the main menu (its theme choices, Print, Record screen)
+const WORDED = "[data-testid='InputInstructions'], [data-testid='stMainMenuPopover']";
 
 const ENGLISH = new WeakMap(); // node -> {slot: [English, French]}: what this script translated
 
@@ -130,11 +137,11 @@ function ownWords() {
       if (text !== null) inLanguage(el, name, text, NAMES, (t) => el.setAttribute(name, t));
     }
   }
-  for (const box of document.querySelectorAll(HINTED)) {
+  for (const box of document.querySelectorAll(WORDED)) {
     const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
     while (walker.nextNode()) {
       const node = walker.currentNode; // its text, not the node: React keeps the node
-      inLanguage(node, "data", node.data, HINTS, (t) => { node.data = t; });
+      inLanguage(node, "data", node.data, TEXTS, (t) => { node.data = t; });
     }
   }
 }
