@@ -11,15 +11,25 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 import llm
-from tests.e2e.harness import DEFAULT_TEXT, Server, exceptions, new_session, settle, wait_query
+from tests.e2e.harness import (
+    DEFAULT_TEXT,
+    Server,
+    exceptions,
+    new_session,
+    settle,
+    wait_query,
+    wait_until,
+)
 from tests.e2e.test_e2e_class import (
     FOLLOW_S,
+    MAIN,
     PHONE_UA,
     SHOTS,
     class_server,  # noqa: F401, F811 (a fixture)
     click_chip,
     data_dir,  # noqa: F401, F811 (a fixture)
     press,
+    scroll_down,
     set_seed,
     start_class,
 )
@@ -155,6 +165,64 @@ def test_the_reveal_shows_the_asked_row_on_every_screen(
                 "Following sat (position 2)"
             )
             assert exceptions(page) == []
+    finally:
+        for s in (teacher, student):
+            s.page.context.close()
+
+
+def box_top(page: Page) -> float | None:
+    """Where the question's box stands on the screen (px from the top), None where not drawn."""
+    return page.evaluate(
+        """() => { const box = document.querySelector('.st-key-class_question');
+                   return box ? box.getBoundingClientRect().top : null; }"""
+    )
+
+
+def test_a_student_reading_further_down_is_brought_to_the_question(
+    browser: Browser,
+    class_server: Server,  # noqa: F811
+) -> None:
+    """The question opens at the top of a student's page: a phone student reading halfway down
+    is brought up to it when it opens and again when it is revealed (they saw nothing of it); a
+    student typing in the "Your turn" editor is left where they type."""
+    base = class_server.url
+    teacher = new_session(browser, base, viewport=(1280, 720))
+    student = new_session(browser, base, viewport=(390, 844), user_agent=PHONE_UA)
+    page = student.page
+
+    def in_view(what: str) -> None:
+        wait_until(page, lambda: 0 <= (box_top(page) or -1) < 844 / 3, what, timeout=FOLLOW_S)
+
+    try:
+        _code, _key, link = start_class(teacher)
+        tpage = teacher.page
+        show(page, link)
+        expect(page.locator(".st-key-class_banner")).to_be_visible()
+        assert scroll_down(page, 1500) > 1000
+        ask_top_key(tpage)
+        in_view("the question brought into view")
+        expect(page.locator(".st-key-class_question")).to_contain_text("attend to most")
+
+        scroll_down(page, 1500)
+        assert box_top(page) < 0  # out of sight above
+        press(tpage, "class_reveal")
+        in_view("the revealed question brought into view")
+        expect(page.locator(".st-key-class_question")).to_contain_text("Right answer: ")
+
+        editor = page.locator(".st-key-code_softmax textarea")
+        editor.scroll_into_view_if_needed()
+        editor.click()
+        settle(page)
+        typing_at = page.evaluate(f'document.querySelector("{MAIN}").scrollTop')
+        ask_top_key(tpage)  # asked again
+        expect(page.locator(".st-key-class_question")).not_to_contain_text(
+            "Right answer", timeout=FOLLOW_S * 1000
+        )
+        settle(page)
+        page.wait_for_timeout(1000)
+        assert page.evaluate(f'document.querySelector("{MAIN}").scrollTop') == typing_at
+        for p in (tpage, page):
+            assert exceptions(p) == []
     finally:
         for s in (teacher, student):
             s.page.context.close()

@@ -17,12 +17,14 @@ from classroom import Asked, ClassCache
 from classroom.questions import Question, for_page
 from ui.classroom.live import attempt, room, say, words
 from ui.draw.sections import folded
+from ui.frame.components.in_view import in_view
 from ui.text import md_escape, translator
 from ui.text.questions import TEXT
 
 TAP_CSS = """<style>
 .st-key-class_question button { min-height: 48px; width: 100%; }
 .st-key-class_question [data-testid="stMarkdownContainer"] p { font-size: 1.15rem; }
+.st-key-in_view_class_question { display: none; }
 </style>"""
 REFRESH_SECONDS = 2.0  # the projector's count of answers
 
@@ -172,12 +174,12 @@ def student_box(lang: str, code: str, student: str, cache: ClassCache) -> None:
     answer changeable until the reveal; after it, the distribution and why."""
     t = translator(TEXT, lang)
     asked, err = attempt(lambda: cache.state(code)[0])
-    if err is not None or asked is None:
-        return
-    q = asked_question(asked, lang)
+    q = None if err is not None or asked is None else asked_question(asked, lang)
+    st.html(TAP_CSS)
+    # a student reading further down is brought up to it when it opens, and when it is revealed
+    in_view("class_question", "" if q is None else f"{asked.number}-{asked.round}-{asked.revealed}")
     if q is None:
         return
-    st.html(TAP_CSS)
     mine = st.session_state.get("_class_mine")
     mine = mine[1] if mine and mine[0] == (asked.number, asked.round) else None
     with st.container(border=True, key="class_question"):
