@@ -385,6 +385,38 @@ def test_a_student_who_joins_or_is_taken_to_another_page_starts_at_its_top(
             s.page.context.close()
 
 
+BAR_JS = """() => {
+    const right = Math.max(...[...document.querySelectorAll('.st-key-bar *')]
+        .filter(el => el.getClientRects().length).map(el => el.getBoundingClientRect().right));
+    const top = (key) => document.querySelector(`.st-key-${key}`).getBoundingClientRect().top;
+    return {right, box: top('class_box'), present: top('present'), bar: top('bar')};
+}"""
+
+
+@pytest.mark.parametrize("size, lang", [((1024, 768), "fr"), ((1280, 720), "en")])
+def test_the_class_s_code_stands_whole_in_the_presenter_bar(
+    browser: Browser, class_server: Server, size: tuple[int, int], lang: str
+) -> None:
+    """Once a class runs, the bar holds its code and its panel: at 1280 × 720 on the bar's one
+    line; on a 1024 × 768 projector the code and the panel go to the bar's second line together,
+    nothing past the screen's edge (the code's help was cut there, the panel under the code)."""
+    teacher = new_session(browser, class_server.url, viewport=size)
+    try:
+        page = teacher.page
+        show(page, f"{class_server.url}/heads?present=true&lang={lang}")
+        press(page, "class_start")
+        expect(page.locator(".st-key-class_code")).to_contain_text(re.compile(r"[A-Z2-9]{6}"))
+        settle(page)
+        where = page.evaluate(BAR_JS)
+        assert where["right"] <= size[0], where
+        code, panel = (page.locator(f".st-key-class_{k}").bounding_box() for k in ("code", "panel"))
+        assert abs(code["y"] + code["height"] / 2 - (panel["y"] + panel["height"] / 2)) < 12
+        if size[0] >= 1280:  # one line: the class and the switch beside the controls
+            assert abs(where["box"] - where["present"]) < 12, where
+    finally:
+        teacher.page.context.close()
+
+
 # --- two processes behind nginx, and PostgreSQL ---------------------------------------------
 
 
