@@ -1,5 +1,6 @@
-// The document's language and title set to the page's, its scroll boxes reachable by keyboard,
-// a new page opened at its top, and the live region (speak, announce.js, sent with this file). Streamlit's index.html says
+// The document's language and title set to the page's, Streamlit's own words in it, its scroll
+// boxes reachable by keyboard, a new page opened at its top, and the live region (speak,
+// announce.js, sent with this file). Streamlit's index.html says
 // lang="en" on every page and its page config writes the title on every run, so both are kept:
 // an observer puts them back whenever something else changes them, until the next page's mount
 // gives new ones. A box that scrolls (a wide matrix, a long formula on a phone) and holds nothing
@@ -65,8 +66,9 @@ function topOfNewPage() {
 
 // Streamlit's own words, which it writes in English on every page: a button's or a field's name
 // ("Help for Phrase", "Collapse sidebar", "Increment"), a placeholder, the hint under a field
-// ("Press Enter to apply"), the main menu's items ("Print"). On a French page a screen reader read them with French rules, and a
-// student saw them in English (WCAG 3.1.2). Each pair: English (a string or a pattern), French.
+// ("Press Enter to apply"), the main menu's items ("Print"). On a French page a screen reader
+// read them with French rules, and a student saw them in English (WCAG 3.1.2). Each pair:
+// English (a string or a pattern), French.
 const NAMES = [
   [/^Help for (.+)$/s, "Aide : $1"],
   ["Collapse sidebar", "Replier la barre latérale"],
