@@ -89,10 +89,12 @@ const NAMES = [
   ["Choose an option", "Choisis une option"],
   ["Running...", "Calcul en cours"],
 ];
+// the hint stands inside its field, at the end of a line the sidebar makes 240 px wide: as short
+// as Streamlit's own
 const TEXTS = [
-  ["Press Enter to apply", "Appuie sur Entrée pour appliquer"],
-  ["Press Enter to submit form", "Appuie sur Entrée pour envoyer"],
-  [/^Press (.+)\+Enter to apply$/, "Appuie sur $1+Entrée pour appliquer"],
+  ["Press Enter to apply", "Entrée pour appliquer"],
+  ["Press Enter to submit form", "Entrée pour envoyer"],
+  [/^Press (.+)\+Enter to apply$/, "$1+Entrée pour appliquer"],
   ["System", "Système"],
   ["Light", "Clair"],
   ["Dark", "Sombre"],
