@@ -22,8 +22,8 @@ from tests.e2e.harness import (
 )
 from tests.e2e.test_e2e_class import (
     FOLLOW_S,
-    MAIN,
     PHONE_UA,
+    SCROLL_JS,
     SHOTS,
     class_server,  # noqa: F401, F811 (a fixture)
     click_chip,
@@ -213,14 +213,14 @@ def test_a_student_reading_further_down_is_brought_to_the_question(
         editor.scroll_into_view_if_needed()
         editor.click()
         settle(page)
-        typing_at = page.evaluate(f'document.querySelector("{MAIN}").scrollTop')
+        typing_at = page.evaluate(SCROLL_JS)["top"]
         ask_top_key(tpage)  # asked again
         expect(page.locator(".st-key-class_question")).not_to_contain_text(
             "Right answer", timeout=FOLLOW_S * 1000
         )
         settle(page)
         page.wait_for_timeout(1000)
-        assert page.evaluate(f'document.querySelector("{MAIN}").scrollTop') == typing_at
+        assert page.evaluate(SCROLL_JS)["top"] == typing_at
         for p in (tpage, page):
             assert exceptions(p) == []
     finally:

@@ -194,11 +194,11 @@ export default function ({ data, parentElement }) {
     head.observe(document.documentElement, { attributes: true, attributeFilter: ["lang"] });
     head.observe(document.head, { childList: true, subtree: true, characterData: true });
     const body = new MutationObserver(later);
-    // the page's new elements, and a name or a hint it writes again on an element it keeps
+    // the page's new elements (a hint, the main menu), and a name it writes again on an element
+    // it keeps; not every text's change: a field's counter changes with each key
     body.observe(document.body, {
       childList: true,
       subtree: true,
-      characterData: true,
       attributeFilter: ["aria-label", "placeholder"],
     });
     window.addEventListener("resize", later);
