@@ -38,14 +38,14 @@ from tests.e2e.harness import (
     heatmaps,
     http_status,
     new_session,
-    press_slider,
     query,
     settle,
+    slide_to,
     wait_query,
     wait_until,
 )
 from tests.e2e.test_e2e_exercise import WRONG_SOFTMAX
-from tests.e2e.test_e2e_presenter import open_qr, read_qr, show
+from tests.e2e.test_e2e_presenter import open_qr, read_qr, show, show_together
 from ui.classroom.browser import STORE
 from ui.classroom.follow import FALLBACK_SECONDS
 
@@ -159,7 +159,7 @@ def set_seed(page: Page, seed: int, bar: bool = True) -> None:
 def set_temperature_half(page: Page) -> None:
     """The what-if slider from 1.00 to 0.50, one step of 0.05 a press."""
     slider = page.locator(".st-key-temperature").get_by_role("slider").first
-    press_slider(slider, "ArrowLeft", times=10)  # each press taken in, the page busy or not
+    slide_to(slider, 0.5, 0.05)
     wait_query(page, temperature="0.5")
 
 
@@ -229,9 +229,9 @@ def test_a_class_follows_the_teacher_reports_and_ends(
         assert key not in link and "key" not in params
         assert key not in teacher.page.url and key not in teacher.page.locator("body").inner_text()
 
-        for student, lang in ((laptop, "en"), (phone, "en"), (french, "fr")):
-            url = link.replace("lang=en", f"lang={lang}")
-            show(student.page, url)
+        joined = ((laptop, "en"), (phone, "en"), (french, "fr"))
+        show_together([(s.page, link.replace("lang=en", f"lang={lang}")) for s, lang in joined])
+        for student, _lang in joined:
             expect(student.page.locator(".st-key-class_banner")).to_be_visible()
         expect(laptop.page.locator(".st-key-class_banner")).to_contain_text(
             f"Following the teacher (class {code})"
@@ -451,8 +451,8 @@ def routed(
 def short_flow(teacher: Session, students: list[Session]) -> None:
     """Start, follow a seed and a page change, a report, the Class panel's count."""
     code, _key, link = start_class(teacher)
+    show_together([(s.page, link) for s in students])
     for s in students:
-        show(s.page, link)
         expect(s.page.locator(".st-key-class_banner")).to_contain_text(code)
     set_seed(teacher.page, 7)
     wait_query(teacher.page, seed="7")

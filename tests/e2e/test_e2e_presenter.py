@@ -81,6 +81,15 @@ def show(page: Page, url: str) -> None:
     wait_shown(page)
 
 
+def show_together(visits: list[tuple[Page, str]]) -> None:
+    """Open each page at its URL at once, as a class joins, then wait until each is shown
+    (``show``): the browsers load side by side instead of one after the other."""
+    for page, url in visits:
+        page.goto(url, wait_until="commit")
+    for page, _url in visits:
+        wait_shown(page)
+
+
 def show_next(page: Page, base: str, path: str, first: bool) -> None:
     """The next page of a tour with the same settings: the first loaded (``show``), the next
     ones opened from it through the sidebar's link (``move``, no reload)."""

@@ -33,7 +33,7 @@ from tests.e2e.test_e2e_class import (
     set_seed,
     start_class,
 )
-from tests.e2e.test_e2e_presenter import show
+from tests.e2e.test_e2e_presenter import show, show_together
 
 pytestmark = pytest.mark.e2e
 QUESTION = re.compile(r"Question: Which token does mat attend to most \(head 0\)\?")
@@ -75,8 +75,8 @@ def test_ask_answer_reveal_and_ask_at_a_new_seed(browser: Browser, class_server:
     ]
     try:
         _code, _key, link = start_class(teacher)
+        show_together([(s.page, link) for s in students])
         for s in students:
-            show(s.page, link)
             expect(s.page.locator(".st-key-class_banner")).to_be_visible()
         tpage = teacher.page
         ask_top_key(tpage)
@@ -202,12 +202,19 @@ def test_a_student_reading_further_down_is_brought_to_the_question(
         ask_top_key(tpage)
         in_view("the question brought into view")
         expect(page.locator(".st-key-class_question")).to_contain_text("attend to most")
+        # and said, for a student who does not see it come: the page's polite live region
+        region = page.locator("[aria-live='polite'][data-announce]")
+        expect(region).to_have_text(re.compile(r"^Question from the teacher: .*attend to most"))
 
         scroll_down(page, 1500)
         assert box_top(page) < 0  # out of sight above
         press(tpage, "class_reveal")
         in_view("the revealed question brought into view")
         expect(page.locator(".st-key-class_question")).to_contain_text("Right answer: ")
+        right = page.locator(".st-key-class_question [data-testid='stAlert']").inner_text()
+        choice = right.split("Right answer: ", 1)[1].strip()
+        expect(region).to_have_text(re.compile(r"^Revealed: .*attend to most"))
+        expect(region).to_contain_text(f"The right answer is {choice}.")
 
         editor = page.locator(".st-key-code_softmax textarea")
         editor.scroll_into_view_if_needed()
@@ -221,6 +228,7 @@ def test_a_student_reading_further_down_is_brought_to_the_question(
         settle(page)
         page.wait_for_timeout(1000)
         assert page.evaluate(SCROLL_JS)["top"] == typing_at
+        expect(region).to_have_text(re.compile(r"^Question from the teacher: "))  # still said
         for p in (tpage, page):
             assert exceptions(p) == []
     finally:

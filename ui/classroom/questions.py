@@ -176,10 +176,14 @@ def student_box(lang: str, code: str, student: str, cache: ClassCache) -> None:
     asked, err = attempt(lambda: cache.state(code)[0])
     q = None if err is not None or asked is None else asked_question(asked, lang)
     st.html(TAP_CSS)
-    # a student reading further down is brought up to it when it opens, and when it is revealed
-    in_view("class_question", "" if q is None else f"{asked.number}-{asked.round}-{asked.revealed}")
+    # a student reading further down is brought up to it when it opens, and when it is revealed;
+    # a screen reader says it
     if q is None:
+        in_view("class_question", "")
         return
+    choice = q.choices[q.answer] if q.answer is not None else ""
+    said = t("said_right", text=q.text, choice=choice) if asked.revealed else t("said", text=q.text)
+    in_view("class_question", f"{asked.number}-{asked.round}-{asked.revealed}", said)
     mine = st.session_state.get("_class_mine")
     mine = mine[1] if mine and mine[0] == (asked.number, asked.round) else None
     with st.container(border=True, key="class_question"):

@@ -3,7 +3,8 @@
 // top of the screen, under Streamlit's header. A question the teacher opens appears at the top of
 // a student's page: a student reading further down saw nothing of it. A student typing in a code
 // editor stays where they type. The first moment a page shows is only noted: a page opened anew
-// starts at its top, where the box already is.
+// starts at its top, where the box already is. With the move, data.say goes to the page's polite
+// live region (announce.js's), as text: a student with a screen reader hears the question open.
 const HEADER_PX = 64; // Streamlit's header, over the column's top
 const TRIES = 60; // frames to wait for the box to be drawn (about a second)
 
@@ -21,10 +22,18 @@ function bringUp(target, tries) {
   main.scrollBy({ top, behavior: still ? "auto" : "smooth" });
 }
 
+function say(text) {
+  const region = document.querySelector("[aria-live='polite'][data-announce]");
+  if (region && typeof text === "string" && text) region.textContent = text; // never HTML
+}
+
 export default function ({ data }) {
   if (!data || typeof data.target !== "string" || typeof data.moment !== "string") return;
   const seen = (window.__inView = window.__inView || {});
   const before = seen[data.target];
   seen[data.target] = data.moment;
-  if (before !== undefined && before !== data.moment) bringUp(data.target, TRIES);
+  if (before !== undefined && before !== data.moment) {
+    bringUp(data.target, TRIES);
+    say(data.say);
+  }
 }
