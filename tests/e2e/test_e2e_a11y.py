@@ -260,6 +260,34 @@ def test_streamlit_s_own_words_are_in_the_page_s_language(contexts: dict[str, Se
     assert not any(" : " in n and n.startswith("Aide") for n in page.evaluate(NAMES_JS))
 
 
+def test_a_lost_connection_is_said_in_the_page_s_language(browser: Browser) -> None:
+    """When the server can no longer be reached (a school's Wi-Fi, a restart), Streamlit's
+    label at the top right, then its dialog, say so in French on a French page, not
+    "CONNECTING" and "Connection error"."""
+    server = start_server("lost-connection")
+    session = new_session(browser, server.url)
+    page = session.page
+    try:
+        session.open("/softmax?lang=fr")
+        wait_lang(page, "fr")
+        server.stop()
+        status = page.locator("[data-testid='stConnectionStatus']")
+        wait_until(page, lambda: status.count() > 0, "the connection's label", timeout=30)
+        # its words (text_content: inner_text would give them as the style shows them, in capitals)
+        wait_until(page, lambda: "Connexion" in status.text_content(), "the label in French")
+        assert "Connecting" not in status.text_content()
+        # after a few tries, Streamlit's dialog
+        dialog = page.locator("[data-testid='stDialog']")
+        wait_until(page, lambda: "Erreur de connexion" in dialog.text_content(), "the dialog")
+        assert "ne répond pas" in dialog.text_content()
+        assert "not responding" not in dialog.text_content()
+        assert set(page.evaluate(NAMES_JS)) & {"Close", "Dismiss"} == set()
+        assert page.locator("html").get_attribute("lang") == "fr"
+    finally:
+        page.context.close()
+        server.stop()
+
+
 REGION = "[aria-live='polite'][data-announce]"
 
 

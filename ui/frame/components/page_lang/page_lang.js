@@ -88,6 +88,8 @@ const NAMES = [
   ["Scroll tabs right", "Onglets suivants"],
   ["Choose an option", "Choisis une option"],
   ["Running...", "Calcul en cours"],
+  ["Close", "Fermer"],
+  ["Dismiss", "Fermer la fenêtre"],
 ];
 // the hint stands inside its field, at the end of a line the sidebar makes 240 px wide: as short
 // as Streamlit's own
@@ -100,10 +102,28 @@ const TEXTS = [
   ["Dark", "Sombre"],
   ["Print", "Imprimer"],
   ["Record screen", "Enregistrer l’écran"],
+  // the connection's state, when the server cannot be reached (a school's Wi-Fi, a restart):
+  // the label at the top right, its tooltip, and the dialog after many tries
+  ["Connecting", "Connexion…"],
+  ["Connecting to Streamlit server", "Connexion au serveur du labo"],
+  ["Error", "Erreur"],
+  ["Unable to connect to Streamlit server", "Impossible de joindre le serveur du labo"],
+  ["Connection error", "Erreur de connexion"],
+  [
+    "Streamlit server is not responding. Are you connected to the internet?",
+    "Le serveur du labo ne répond pas. Es-tu connecté à Internet ?",
+  ],
 ];
 const NAMED = "[aria-label], [placeholder]";
-// the hint under a field, and the main menu (its theme choices, Print, Record screen)
-const WORDED = "[data-testid='InputInstructions'], [data-testid='stMainMenuPopover']";
+// the hint under a field, the main menu (its theme choices, Print, Record screen), and the
+// connection's state: its label, its tooltip, its dialog
+const WORDED = [
+  "[data-testid='InputInstructions']",
+  "[data-testid='stMainMenuPopover']",
+  "[data-testid='stConnectionStatus']",
+  "[role='tooltip']",
+  "[role='dialog']",
+].join(", ");
 
 const ENGLISH = new WeakMap(); // node -> {slot: [English, French]}: what this script translated
 
