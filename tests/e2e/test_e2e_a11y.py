@@ -276,6 +276,8 @@ def test_a_lost_connection_is_said_in_the_page_s_language(browser: Browser) -> N
         # its words (text_content: inner_text would give them as the style shows them, in capitals)
         wait_until(page, lambda: "Connexion" in status.text_content(), "the label in French")
         assert "Connecting" not in status.text_content()
+        # where the presenter switch stood: the switch gives way while nothing can be changed
+        assert not page.locator(".st-key-present_switch p").first.is_visible()  # its words too
         # after a few tries, Streamlit's dialog
         dialog = page.locator("[data-testid='stDialog']")
         wait_until(page, lambda: "Erreur de connexion" in dialog.text_content(), "the dialog")
