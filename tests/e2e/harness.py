@@ -456,17 +456,13 @@ def wait_query(page: Page, timeout: float = WAIT_MS / 1000, **values: str | None
     raise AssertionError(f"the URL never got {values}: {page.url}")
 
 
-# a slider's value: the thumb's aria-valuenow, or the value of Streamlit's range input
-SLIDER_VALUE_JS = "el => el.getAttribute('aria-valuenow') ?? el.value"
-
-
 def press_slider(slider: Locator, key: str, times: int = 1) -> None:
     """Press ``key`` on a focused slider ``times`` times, one step a press: each press waits
     until the slider shows a new value, and is made again if the page, still busy drawing,
     did not take it in within 5 s."""
 
     def value() -> str | None:
-        return slider.evaluate(SLIDER_VALUE_JS)
+        return slider.evaluate("el => el.getAttribute('aria-valuenow') ?? el.value")
 
     for _ in range(times):
         before = value()
@@ -480,22 +476,6 @@ def press_slider(slider: Locator, key: str, times: int = 1) -> None:
                 break
         else:
             raise AssertionError(f"the slider never took {key} (it stays at {before})")
-
-
-def slide_to(slider: Locator, value: float, step: float, rounds: int = 5) -> None:
-    """Move a slider of ``step`` to ``value`` by arrow keys, as a hand on the keyboard does:
-    the presses it needs one after the other without waiting for the page, then, once the page
-    is idle, again for any press the page, still busy drawing, did not take in."""
-    for _ in range(rounds):
-        now = float(slider.evaluate(SLIDER_VALUE_JS))
-        presses = round((now - value) / step)
-        if presses == 0:
-            return
-        slider.focus()
-        for _press in range(abs(presses)):
-            slider.press("ArrowLeft" if presses > 0 else "ArrowRight")
-        settle(slider.page)
-    raise AssertionError(f"the slider never reached {value}: {slider.evaluate(SLIDER_VALUE_JS)}")
 
 
 def choose(page: Page, box: int, option: str) -> None:
