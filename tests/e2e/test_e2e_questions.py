@@ -20,6 +20,7 @@ from tests.e2e.harness import (
     wait_query,
     wait_until,
 )
+from tests.e2e.test_e2e_a11y import REGION
 from tests.e2e.test_e2e_class import (
     FOLLOW_S,
     PHONE_UA,
@@ -203,7 +204,7 @@ def test_a_student_reading_further_down_is_brought_to_the_question(
         in_view("the question brought into view")
         expect(page.locator(".st-key-class_question")).to_contain_text("attend to most")
         # and said, for a student who does not see it come: the page's polite live region
-        region = page.locator("[aria-live='polite'][data-announce]")
+        region = page.locator(REGION)
         expect(region).to_have_text(re.compile(r"^Question from the teacher: .*attend to most"))
 
         scroll_down(page, 1500)
