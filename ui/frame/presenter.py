@@ -40,11 +40,13 @@ FOCUS_CSS = """
 # is drawn over the header, which comes first, and under the sidebar, which covers the page on a
 # narrow screen (over the sidebar's close button, it hid it); while the server cannot be reached
 # Streamlit writes the connection's state in its place ("Connecting"), and the switch, which can
-# do nothing then, gives way
+# do nothing then, gives way (``data-offline`` on the document: ui.frame.components.page_lang;
+# a :has() rule on the body would make chromium restyle the whole page at every change of
+# it: tests/test_style_rules.py)
 SWITCH_CSS = f"""<style>{FOCUS_CSS}
 .st-key-present_switch {{ position: fixed; top: 0.9rem; right: 4rem; z-index: 999990;
   width: auto !important; }}
-body:has([data-testid="stConnectionStatus"]) .st-key-present_switch {{ display: none; }}
+html[data-offline] .st-key-present_switch {{ display: none; }}
 </style>"""
 # the sidebar and the header (its open button, the menu) go; rem-sized text, all of
 # Streamlit's, grows by a quarter; the page uses the projector's width. The bar is one line (each

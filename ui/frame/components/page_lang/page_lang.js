@@ -170,6 +170,15 @@ function ownWords() {
   }
 }
 
+// While Streamlit says the server cannot be reached (its "Connecting" label, at the top right
+// where the presenter switch stands), the document carries data-offline and the switch, which
+// can do nothing then, gives way (SWITCH_CSS); it comes back with the connection
+function offline() {
+  const lost = document.querySelector("[data-testid='stConnectionStatus']") !== null;
+  const root = document.documentElement;
+  if (root.hasAttribute("data-offline") !== lost) root.toggleAttribute("data-offline", lost);
+}
+
 function apply() {
   const want = window.__pageLang;
   const root = document.documentElement;
@@ -198,6 +207,7 @@ export default function ({ data, parentElement }) {
   keyboardScroll();
   nameLinks();
   ownWords();
+  offline();
   if (!window.__pageLangObserver) {
     let queued = false;
     const later = () => {
@@ -208,6 +218,7 @@ export default function ({ data, parentElement }) {
         keyboardScroll();
         nameLinks();
         ownWords();
+        offline();
       });
     };
     const head = new MutationObserver(apply);
