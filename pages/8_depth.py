@@ -43,8 +43,8 @@ st.title(t("title"), anchor=False)
 # presenter mode: what is stacked folds away, so that the first chart starts on a 1280 × 720
 # projector's first screen; that the weights are random stays in view
 with st.expander(t("about")) if s.present else nullcontext():
-    st.write(t("intro"))
-    st.markdown("\n".join(f"- {t(v)}" for v in llm.VARIANTS))
+    # the introduction and the list of the four wirings: one element
+    st.markdown(t("intro") + "\n\n" + "\n".join(f"- {t(v)}" for v in llm.VARIANTS))
     st.caption(t("setup"))
 st.info(t("honest"), icon=":material/info:")
 
@@ -120,18 +120,18 @@ def alike(runs: dict, figures: dict, layers_text: str) -> dict[str, float]:
     if len(labels) == 1:
         st.write(t("sim_one_token"))
         return last_c
-    st.write(
+    paragraphs = [
         t(
             "sim_read",
             n_layers=layers_text,
             **{v: cosine(c[-1]) for v, c in similarity.items()},
             **{f"c_{v}": n(c) for v, c in last_c.items()},
-        )
-    )
+        ),
+        t("sim_why" if similarity["residual"][-1] > 0.9 else "sim_what"),
+    ]
     most, least = max(last_c, key=last_c.get), min(last_c, key=last_c.get)
-    st.write(t("sim_why" if similarity["residual"][-1] > 0.9 else "sim_what"))
     if last_c[least] > 0.0:
-        st.write(
+        paragraphs.append(
             t(
                 "sim_order",
                 most=f"**{t(f'name_{most}')}**",
@@ -141,6 +141,7 @@ def alike(runs: dict, figures: dict, layers_text: str) -> dict[str, float]:
                 ratio=n(last_c[most] / last_c[least]),
             )
         )
+    st.markdown("\n\n".join(paragraphs))  # one element: what the chart reads, why, the order
     return last_c
 
 

@@ -241,3 +241,13 @@ def shown_settings(at: AppTest) -> set[str]:
     """``setting_keys`` with the sidebar's buttons and radios a visitor sees."""
     side = at.sidebar
     return setting_keys(at) | ({w.key for w in (*side.button, *side.radio)} - hidden_keys(at))
+
+
+def page_list(at: AppTest) -> tuple[list[str], str]:
+    """The sidebar's page list as the last run sent it (``ui.frame.components.page_list``):
+    its links' labels in order, and the line under them."""
+    (element,) = [
+        e for e in at.get("bidi_component") if e.proto.component_name == "attention_lab.page_list"
+    ]
+    data = json.loads(element.proto.json)
+    return [page["label"] for page in json.loads(data["pages"])], data["note"]

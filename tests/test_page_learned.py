@@ -18,6 +18,7 @@ from tests.apptest_pages import (
     figure,
     link_opener,
     open_link,
+    page_list,
     shown_settings,
     shown_text,
     z_of,
@@ -238,10 +239,10 @@ def test_a_missing_model_file_is_reported_and_the_frame_still_works(
     (error,) = at.error
     assert "The trained model's file (`llm/learned_heads.npz`) is missing" in error.value
     assert "the other pages work as usual" in error.value
-    # the frame drew its sidebar: the language and the page list (a page run on its own lists
-    # the pages as captions), without the lab's settings this page does not use
+    # the frame drew its sidebar: the language and the page list, without the lab's settings
+    # this page does not use
     assert at.sidebar.segmented_control(key="lang").value == "en"
-    assert "10. Learned heads" in [c.value for c in at.sidebar.caption]
+    assert "10. Learned heads" in page_list(at)[0]
     assert not shown_settings(at)
     assert not at.get("plotly_chart")
 

@@ -41,6 +41,9 @@ CHROMIUM_ARGS = [
 ]
 PORTS = range(8720, 8800)
 SIDEBAR = "[data-testid='stSidebar']"
+# the sidebar's page links (ui.frame.components.page_list): data-page is the page's URL path
+# without the slash ('' for home)
+PAGE_LINK = f"{SIDEBAR} .al-pages a[data-page]"
 STARTUP_SECONDS = 90  # a cold start imports numpy, pandas and plotly on a busy machine
 WAIT_MS = 30_000
 REPORT_MS = 10_000  # the store's report, on a page that has drawn: a second at most, unless busy
@@ -262,7 +265,7 @@ def settle(page: Page | Frame) -> None:
     rerun of an action just taken to begin.
     """
     page.wait_for_function(
-        """([links, quiet, least, wait]) => {
+        """([link, pages, quiet, least, wait]) => {
             if (window.__settleWait !== wait) {
                 window.__settleWait = wait;
                 window.__settleStart = performance.now();
@@ -278,23 +281,21 @@ def settle(page: Page | Frame) -> None:
             const app = document.querySelector("[data-testid='stApp']");
             const ready = app !== null && app.dataset.testScriptState === 'notRunning'
                 && !document.querySelector("[data-stale='true']")
-                && document.querySelectorAll(
-                    "[data-testid='stSidebar'] [data-testid='stPageLink']").length === links;
+                && document.querySelectorAll(link).length === pages;
             const now = performance.now();
             return ready && now - window.__lastChange >= quiet
                 && now - window.__settleStart >= least;
         }""",
-        arg=[len(PAGES), QUIET_MS, LEAST_MS, next(_waits)],
+        arg=[PAGE_LINK, len(PAGES), QUIET_MS, LEAST_MS, next(_waits)],
         polling=50,
     )
 
 
 # a click on the sidebar's link to a page (there even when the sidebar is folded away, as on a
-# phone or in presenter mode): its href is the page's path without the slash ('' for home)
-_MOVE = """(path) => {
-    const links = document.querySelectorAll(
-        "[data-testid='stSidebar'] a[data-testid='stPageLink-NavLink']");
-    const link = [...links].find((a) => a.getAttribute('href') === path.slice(1));
+# phone or in presenter mode)
+_MOVE = """([selector, path]) => {
+    const link = [...document.querySelectorAll(selector)].find(
+        (a) => a.dataset.page === path.slice(1));
     if (!link) return false;
     link.click();
     return true;
@@ -314,7 +315,7 @@ def move(page: Page, path: str) -> None:
     shown = query(page)
     key = next(key for file, key, _ in PAGES if url_path(file) == target)
     title = page_title(FRAME_TEXT[shown.get("lang", "en")][key])
-    assert page.evaluate(_MOVE, target), f"no link to {target} in the sidebar"
+    assert page.evaluate(_MOVE, [PAGE_LINK, target]), f"no link to {target} in the sidebar"
     page.wait_for_function(
         "([path, title]) => location.pathname === path && document.title === title",
         arg=[target, title],
@@ -495,12 +496,7 @@ def type_seed(page: Page, seed: int) -> None:
 
 def nav_labels(page: Page) -> list[str]:
     """The sidebar's page links, in order."""
-    return [
-        text.strip()
-        for text in page.locator(SIDEBAR)
-        .locator("a[data-testid='stPageLink-NavLink']")
-        .all_inner_texts()
-    ]
+    return [text.strip() for text in page.locator(PAGE_LINK).all_inner_texts()]
 
 
 def touch_drag(page: Page, x: float, y: float, dy: float, steps: int = 15) -> None:

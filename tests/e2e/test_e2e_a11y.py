@@ -26,6 +26,7 @@ from tests.e2e.axe import Finding, inject, run_axe
 from tests.e2e.harness import (
     ARTIFACTS,
     DEFAULT_TEXT,
+    PAGE_LINK,
     Server,
     Session,
     expected_head,
@@ -196,7 +197,7 @@ def test_every_page_says_its_language_and_title(contexts: dict[str, Session], la
         titles.append(page.title())
     assert len(set(titles)) == len(PAGES), titles
     # a move inside the app (no new document): the next page's language and title
-    page.locator("[data-testid='stSidebar'] a[data-testid='stPageLink-NavLink']").nth(3).click()
+    page.locator(PAGE_LINK).nth(3).click()
     settle(page)
     page.wait_for_function("(t) => document.title === t", arg=title_of(PAGES[3][1], lang))
     assert page.evaluate("() => document.documentElement.lang") == lang

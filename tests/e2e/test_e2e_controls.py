@@ -9,6 +9,7 @@ from playwright.sync_api import Browser
 
 from tests.e2e.harness import (
     DEFAULT_TEXT,
+    PAGE_LINK,
     SIDEBAR,
     Server,
     Session,
@@ -121,8 +122,7 @@ def test_sidebar_links_keep_every_value(session: Session) -> None:
         p for p in PAGES if p[0] == "pages/3_softmax.py"
     ]
     for file, key, _group in order:
-        link = page.locator(SIDEBAR).locator("a[data-testid='stPageLink-NavLink']")
-        link.filter(has_text=FRAME_TEXT["en"][key]).click()
+        page.locator(PAGE_LINK).filter(has_text=FRAME_TEXT["en"][key]).click()
         page.wait_for_function(f"() => location.pathname === '/{slug(file)}'")
         settle(page)
         if file == "pages/10_learned.py":  # its own model: none of the lab's settings shown
@@ -157,9 +157,7 @@ def test_language_switch(browser: Browser, server: Server) -> None:
         )
         assert page.locator(SIDEBAR).get_by_text(FRAME_TEXT["fr"]["text"], exact=True).count() == 1
         # the language holds on the next page too
-        page.locator(SIDEBAR).locator("a[data-testid='stPageLink-NavLink']").filter(
-            has_text=FRAME_TEXT["fr"]["page_qkv"]
-        ).click()
+        page.locator(PAGE_LINK).filter(has_text=FRAME_TEXT["fr"]["page_qkv"]).click()
         page.wait_for_function("() => location.pathname === '/qkv'")
         settle(page)
         assert query(page).get("lang") == "fr"

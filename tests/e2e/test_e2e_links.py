@@ -12,6 +12,7 @@ from playwright.sync_api import Browser
 
 from tests.e2e.harness import (
     DEFAULT_TEXT,
+    PAGE_LINK,
     SIDEBAR,
     Server,
     Session,
@@ -141,9 +142,18 @@ def test_back_and_forward_open_another_page_on_its_link(session: Session) -> Non
     wait_heatmap(page, 0, shown)
     wait_heatmap(page, 1, _row_softmax(shown))  # no mask: every key of every row
 
-    page.locator(SIDEBAR).locator("a[href='mix']").click()
+    # the link carries the settings every page shares (a new tab opened from it shows the
+    # same numbers), not this page's own τ
+    link = page.locator(f"{PAGE_LINK}[data-page='mix']")
+    link.hover()
+    href = urllib.parse.urlsplit(link.get_attribute("href"))
+    assert href.path == "/mix"
+    assert dict(urllib.parse.parse_qsl(href.query)) == settings
+    history = page.evaluate("history.length")
+    link.click()
     page.wait_for_function("location.pathname === '/mix'")
     settle(page)
+    assert page.evaluate("history.length") == history + 1  # the move is one step of the history
     page.go_back()
     page.wait_for_function("location.pathname === '/softmax'")
     settle(page)

@@ -17,9 +17,13 @@ from streamlit.navigation.page import StreamlitPage
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from exercises import BY_PAGE, CELLS
+from ui.frame.components.page_list import page_list
+from ui.frame.url_check import SHARED_KEYS
 from ui.text import pick
 from ui.text.exercise import TEXT as TURN_TEXT
 
+# the link's values a page link carries to the next page: the settings every page shares
+KEPT = SHARED_KEYS
 # (file, text key, group); the URL of pages/N_slug.py is /slug
 PAGES: list[tuple[str, str, str | None]] = [
     ("app.py", "home", None),
@@ -97,18 +101,19 @@ def neighbour_names(t: Callable[..., str], current: str) -> dict[str, str]:
     return names
 
 
-def navigation(box: DeltaGenerator, t: Callable[..., str], lang: str, done: set[str]) -> None:
-    """Every page as a link, under its chapter's name; ``done``: the ids of the solved cells,
-    whose pages get a ✓, and their count under the list."""
-    group = None
+def navigation(
+    box: DeltaGenerator, t: Callable[..., str], lang: str, current: str, done: set[str]
+) -> None:
+    """Every page as a link, under its chapter's name, ``current`` (a page file) marked; ``done``:
+    the ids of the solved cells, whose pages get a ✓, and their count under the list. One
+    element (``ui.frame.components.page_list``)."""
+    pages, group = [], None
     for path, key, page_group in PAGES:
-        if page_group != group and page_group is not None:
-            box.caption(t(page_group))
-            group = page_group
         cell = BY_PAGE.get(slug(path))
         label = t(key) + (" ✓" if cell is not None and cell.id in done else "")
-        if (target := linked(path)) is not None:
-            box.page_link(target, label=label)
-        else:  # a page script run on its own (AppTest opening a page file) has no page list
-            box.caption(label)
-    box.caption(pick(TURN_TEXT, lang, "progress", done=len(done), total=len(CELLS)))
+        starts = page_group != group and page_group is not None
+        pages.append({"path": slug(path), "label": label, "group": t(page_group) if starts else ""})
+        group = page_group
+    note = pick(TURN_TEXT, lang, "progress", done=len(done), total=len(CELLS))
+    with box:
+        page_list(pages, slug(current), note, t("pages"), KEPT)

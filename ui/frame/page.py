@@ -252,7 +252,7 @@ def _sidebar(
         shared = shared_controls(t, bar, uses)
         summary = st.container()
         pages = st.container()  # the page list, under the settings it would push off the screen
-    navigation(pages, t, lang, progress())
+    navigation(pages, t, lang, current, progress())
     boxes = None
     if bar is not None:
         neighbour(bar, t, current, +1)

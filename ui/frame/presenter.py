@@ -27,8 +27,8 @@ from ui.frame.url_check import DEFAULT_TEXT, DEFAULTS, default_heads
 # reaches its buttons raises it above the table as the mouse does). The ring lies inside a link's,
 # a tab's or a box's edge, which the box around them would clip, and around a switch's label.
 FOCUS_CSS = """
-.stApp :is(a[data-testid="stPageLink-NavLink"], [role="tab"], [data-scroll-focus="1"], #stMain,
-  [data-testid="stBaseButton-elementToolbar"], header button):focus-visible {
+.stApp :is(a[data-testid="stPageLink-NavLink"], .al-pages a, [role="tab"], [data-scroll-focus="1"],
+  #stMain, [data-testid="stBaseButton-elementToolbar"], header button):focus-visible {
   outline: 2px solid light-dark(#1f5fa8, #79b0f0) !important; outline-offset: -2px; }
 .stApp label:has(input:is([type="checkbox"], [type="radio"]):focus-visible) {
   outline: 2px solid light-dark(#1f5fa8, #79b0f0); outline-offset: 2px; border-radius: 0.25rem; }

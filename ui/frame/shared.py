@@ -107,9 +107,10 @@ def _presets(t: Callable[..., str], box: DeltaGenerator, in_bar: bool, shown: bo
     short = "_short" if in_bar else ""  # the bar's labels are a word each
     if not in_bar:
         box.caption(t("presets"))
-    columns = [box, box] if in_bar else box.columns(2)
-    for column, name, text_key in zip(columns, PRESETS, ("preset8", "preset9"), strict=True):
-        column.button(
+    # in the sidebar side by side in one row (one element, where columns are three)
+    row = box if in_bar else box.container(horizontal=True, gap="small")
+    for name, text_key in zip(PRESETS, ("preset8", "preset9"), strict=True):
+        row.button(
             t(f"{text_key}{short}"),
             help=t(f"{text_key}_help"),
             on_click=_apply_preset,
