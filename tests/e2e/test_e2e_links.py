@@ -154,6 +154,9 @@ def test_back_and_forward_open_another_page_on_its_link(session: Session) -> Non
     page.wait_for_function("location.pathname === '/mix'")
     settle(page)
     assert page.evaluate("history.length") == history + 1  # the move is one step of the history
+    # the page shown is the list's current page (a screen reader says so), and only it
+    current = page.locator(f"{PAGE_LINK}[aria-current='page']")
+    assert current.count() == 1 and current.get_attribute("data-page") == "mix"
     page.go_back()
     page.wait_for_function("location.pathname === '/softmax'")
     settle(page)
