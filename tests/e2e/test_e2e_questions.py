@@ -48,6 +48,15 @@ def right_token(seed: int, token: int = 4) -> str:
     return DEFAULT_TEXT.split()[int(np.argmax(trace.heads[0].pattern[token]))]
 
 
+# every text the live region holds from now on, in order
+RECORD_JS = """(selector) => {
+    const region = document.querySelector(selector);
+    window.__regionLog = [];
+    new MutationObserver(() => window.__regionLog.push(region.textContent)).observe(
+        region, {childList: true, characterData: true, subtree: true});
+}"""
+
+
 def ask_top_key(page: Page) -> None:
     """The Class panel's first question: "Which token does … attend to most?"."""
     press(page, "class_panel")
@@ -230,6 +239,17 @@ def test_a_student_reading_further_down_is_brought_to_the_question(
         page.wait_for_timeout(1000)
         assert page.evaluate(SCROLL_JS)["top"] == typing_at
         expect(region).to_have_text(re.compile(r"^Question from the teacher: "))  # still said
+        # the same question once more: the same words, which the region says again (it is
+        # emptied first: a screen reader says a change, not words equal to the ones it holds)
+        said = region.inner_text()
+        page.evaluate(RECORD_JS, REGION)
+        ask_top_key(tpage)
+        page.wait_for_function(
+            "(said) => window.__regionLog.indexOf('') >= 0"
+            " && window.__regionLog.lastIndexOf(said) > window.__regionLog.indexOf('')",
+            arg=said,
+            timeout=FOLLOW_S * 1000,
+        )
         for p in (tpage, page):
             assert exceptions(p) == []
     finally:

@@ -7,6 +7,7 @@
 // live region (announce.js's), as text: a student with a screen reader hears the question open.
 const HEADER_PX = 64; // Streamlit's header, over the column's top
 const TRIES = 60; // frames to wait for the box to be drawn (about a second)
+const SAY_AGAIN_MS = 150; // the region left empty before the same words come again
 
 function bringUp(target, tries) {
   const box = document.querySelector(`.st-key-${CSS.escape(target)}`);
@@ -22,9 +23,20 @@ function bringUp(target, tries) {
   main.scrollBy({ top, behavior: still ? "auto" : "smooth" });
 }
 
+// The words as text, never HTML. Words equal to what the region already holds (the same
+// question asked twice) would not be said again: the region empties first and takes them a
+// moment later, which a screen reader hears as a change.
 function say(text) {
   const region = document.querySelector("[aria-live='polite'][data-announce]");
-  if (region && typeof text === "string" && text) region.textContent = text; // never HTML
+  if (!region || typeof text !== "string" || !text) return;
+  if (region.textContent !== text) {
+    region.textContent = text;
+    return;
+  }
+  region.textContent = "";
+  setTimeout(() => {
+    region.textContent = text;
+  }, SAY_AGAIN_MS);
 }
 
 export default function ({ data }) {
