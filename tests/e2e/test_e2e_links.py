@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from playwright.sync_api import Browser
+from playwright.sync_api import Browser, expect
 
 from tests.e2e.harness import (
     DEFAULT_TEXT,
@@ -173,6 +173,36 @@ def test_back_and_forward_open_another_page_on_its_link(session: Session) -> Non
     assert sidebar_values(page)["seed"] == "7"
     assert page.evaluate("document.documentElement.lang") == "fr"
     assert exceptions(page) == [] and session.console.errors == []
+
+
+PHONE_UA = (
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 "
+    "(KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1"
+)
+
+
+def test_a_page_tapped_on_a_phone_opens_with_the_sidebar_folded(
+    browser: Browser, server: Server
+) -> None:
+    """On a phone the open sidebar covers the page: a tap on a page's link opens the page, in
+    the link's language and settings, and folds the sidebar away so that the page is in view."""
+    phone = new_session(browser, server.url, viewport=(390, 844), user_agent=PHONE_UA)
+    page = phone.page
+    try:
+        phone.open("/mix?lang=fr&seed=3")
+        page.locator("[data-testid='stExpandSidebarButton']").click()
+        link = page.locator(f"{PAGE_LINK}[data-page='heads']")
+        link.scroll_into_view_if_needed()  # the list is at the sidebar's end
+        expect(link).to_be_in_viewport()  # the sidebar is open over the page
+        link.tap()
+        page.wait_for_function("location.pathname === '/heads'")
+        settle(page)
+        assert query(page) == {"lang": "fr", "seed": "3"}
+        expect(page.locator("[data-testid='stExpandSidebarButton']")).to_be_visible()
+        expect(link).not_to_be_in_viewport()
+        assert exceptions(page) == []
+    finally:
+        page.context.close()
 
 
 LONG_TEXT = "word " * 2000  # 10 000 characters

@@ -28,11 +28,16 @@ function style() {
   document.head.appendChild(element);
 }
 
+// the app's own path ("/" or "/lab/"): this page's path taken off the address, read when the
+// address is this page's (not between a click and the run it starts, nor after Back); the
+// last one read otherwise
 function base(current) {
-  // the app's own path ("/" or "/lab/"), this page's path taken off the address
-  let path = location.pathname;
-  if (current && path.endsWith("/" + current)) path = path.slice(0, -current.length);
-  return path.endsWith("/") ? path : path + "/";
+  const path = location.pathname;
+  if (current ? path.endsWith("/" + current) : !window.__pageListBase) {
+    const root = current ? path.slice(0, -current.length) : path; // the home page's: its own
+    window.__pageListBase = root.endsWith("/") ? root : root + "/";
+  }
+  return window.__pageListBase || "/";
 }
 
 function address(path, keep, current) {
@@ -76,6 +81,19 @@ function draw(root, pages, data) {
   root.replaceChildren(nav);
 }
 
+// On a phone the open sidebar covers the page: after a tap it folds away, so that the page
+// opened is in view, and the keyboard's focus goes to the page's column (a link of a folded
+// sidebar cannot hold it)
+function fold(link) {
+  const sidebar = link.closest("[data-testid='stSidebar']");
+  if (!sidebar || sidebar.getBoundingClientRect().width < window.innerWidth / 2) return;
+  const button = sidebar.querySelector("[data-testid='stSidebarCollapseButton'] button");
+  if (!button) return;
+  button.click();
+  const main = document.querySelector("[data-testid='stMain']");
+  if (main) main.focus({ preventScroll: true });
+}
+
 function refresh(root, keep, current) {
   for (const a of root.querySelectorAll("a[data-page]")) {
     a.setAttribute("href", address(a.dataset.page, keep, current));
@@ -109,5 +127,6 @@ export default function ({ data, parentElement }) {
     const url = address(link.dataset.page, now().keep, now().current);
     if (url !== location.pathname + location.search) history.pushState(null, "", url);
     window.dispatchEvent(new PopStateEvent("popstate", { state: history.state }));
+    fold(link);
   });
 }
