@@ -30,6 +30,7 @@ from tests.e2e.harness import (
     wait_heatmap,
     wait_query,
 )
+from tests.e2e.test_e2e_sizes import PHONE_AGENT
 from ui.frame.components.page_lang import page_title
 from ui.text import pick
 from ui.text.common import TEXT as FRAME_TEXT
@@ -175,18 +176,12 @@ def test_back_and_forward_open_another_page_on_its_link(session: Session) -> Non
     assert exceptions(page) == [] and session.console.errors == []
 
 
-PHONE_UA = (
-    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 "
-    "(KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1"
-)
-
-
 def test_a_page_tapped_on_a_phone_opens_with_the_sidebar_folded(
     browser: Browser, server: Server
 ) -> None:
     """On a phone the open sidebar covers the page: a tap on a page's link opens the page, in
     the link's language and settings, and folds the sidebar away so that the page is in view."""
-    phone = new_session(browser, server.url, viewport=(390, 844), user_agent=PHONE_UA)
+    phone = new_session(browser, server.url, viewport=(390, 844), user_agent=PHONE_AGENT)
     page = phone.page
     try:
         phone.open("/mix?lang=fr&seed=3")

@@ -1,4 +1,4 @@
-"""The pages in the chapters' order, and the sidebar's navigation: page links grouped by chapter.
+"""The pages in the chapters' order, and the sidebar's navigation: links grouped by chapter.
 
 The navigation marks each page whose "Your turn" cell is solved with a ✓ and counts them; in
 presenter mode the bar links the previous and the next page instead.
@@ -22,8 +22,6 @@ from ui.frame.url_check import SHARED_KEYS
 from ui.text import pick
 from ui.text.exercise import TEXT as TURN_TEXT
 
-# the link's values a page link carries to the next page: the settings every page shares
-KEPT = SHARED_KEYS
 # (file, text key, group); the URL of pages/N_slug.py is /slug
 PAGES: list[tuple[str, str, str | None]] = [
     ("app.py", "home", None),
@@ -61,7 +59,7 @@ def linked(path: str) -> StreamlitPage | None:
     """The page of ``path`` as ``st.page_link`` takes it, made once a process; None where the
     app has no such page (a page script run on its own, as AppTest opens one). Given a file
     path, ``st.page_link`` looks the file up on the disk on every call (``os.path.realpath``,
-    about 15 µs, a dozen links a run)."""
+    about 15 µs a link: the presenter bar's two, the home page's)."""
     ctx = get_script_run_ctx()
     return _page(ctx.pages_manager.main_script_parent if ctx else Path.cwd(), path)
 
@@ -116,4 +114,5 @@ def navigation(
         group = page_group
     note = pick(TURN_TEXT, lang, "progress", done=len(done), total=len(CELLS))
     with box:
-        page_list(pages, slug(current), note, t("pages"), KEPT)
+        # a link carries to the next page the settings every page shares
+        page_list(pages, slug(current), note, t("pages"), SHARED_KEYS)

@@ -179,6 +179,15 @@ function offline() {
   if (root.hasAttribute("data-offline") !== lost) root.toggleAttribute("data-offline", lost);
 }
 
+// what every change of the page is looked at again for: its scroll boxes, the bar's links'
+// names, Streamlit's words, the connection's state
+function tidy() {
+  keyboardScroll();
+  nameLinks();
+  ownWords();
+  offline();
+}
+
 function apply() {
   const want = window.__pageLang;
   const root = document.documentElement;
@@ -204,10 +213,7 @@ export default function ({ data, parentElement }) {
     links: JSON.parse(data.links || "{}") || {},
   };
   apply();
-  keyboardScroll();
-  nameLinks();
-  ownWords();
-  offline();
+  tidy();
   if (!window.__pageLangObserver) {
     let queued = false;
     const later = () => {
@@ -215,10 +221,7 @@ export default function ({ data, parentElement }) {
       queued = true;
       requestAnimationFrame(() => {
         queued = false;
-        keyboardScroll();
-        nameLinks();
-        ownWords();
-        offline();
+        tidy();
       });
     };
     const head = new MutationObserver(apply);

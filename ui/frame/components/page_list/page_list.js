@@ -103,28 +103,25 @@ function refresh(root, keep, current) {
 export default function ({ data, parentElement }) {
   if (!data || typeof data.pages !== "string") return;
   style();
-  const keep = JSON.parse(data.keep || "[]");
-  const drawn = parentElement.__pageList || {};
   const shape = data.pages + "\n" + data.current + "\n" + data.note + "\n" + data.label;
-  if (drawn.shape !== shape) draw(parentElement, JSON.parse(data.pages), data);
-  parentElement.__pageList = { shape, keep, current: data.current };
-  refresh(parentElement, keep, data.current);
-  if (drawn.listening) {
-    parentElement.__pageList.listening = true;
-    return;
-  }
-  parentElement.__pageList.listening = true;
-  const now = () => parentElement.__pageList;
+  const first = parentElement.__pageList === undefined;
+  const state = (parentElement.__pageList ??= {});
+  if (state.shape !== shape) draw(parentElement, JSON.parse(data.pages), data);
+  state.shape = shape;
+  state.keep = JSON.parse(data.keep || "[]");
+  state.current = data.current;
+  refresh(parentElement, state.keep, state.current);
+  if (!first) return;
   // the address a link opens follows the settings, which change without a new list
   for (const kind of ["focusin", "pointerover", "contextmenu"]) {
-    parentElement.addEventListener(kind, () => refresh(parentElement, now().keep, now().current));
+    parentElement.addEventListener(kind, () => refresh(parentElement, state.keep, state.current));
   }
   parentElement.addEventListener("click", (event) => {
     const link = event.target.closest("a[data-page]");
     if (!link || event.defaultPrevented || event.button !== 0) return;
     if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return; // a new tab
     event.preventDefault();
-    const url = address(link.dataset.page, now().keep, now().current);
+    const url = address(link.dataset.page, state.keep, state.current);
     if (url !== location.pathname + location.search) history.pushState(null, "", url);
     window.dispatchEvent(new PopStateEvent("popstate", { state: history.state }));
     fold(link);
