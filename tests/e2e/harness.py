@@ -109,6 +109,18 @@ def http_status(url: str, timeout: float = 5.0) -> int:
         return 0
 
 
+_logs = itertools.count(1)
+
+
+def server_log(name: str) -> Path:
+    """A new log file for a server called ``name``: one per server, worker and start, so that
+    the log of a server that failed a test stays there after later servers of the same name
+    (another test's, or the other worker's) have run."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    return ARTIFACTS / f"server-{name}-{worker}-{next(_logs)}.log"
+
+
 def start_server(
     name: str,
     python: str = sys.executable,
@@ -121,8 +133,7 @@ def start_server(
     tried. ``launcher``: what runs Streamlit's command line, given ``run app.py`` and the
     server's options after it (a script that watches the server, ``tests/test_no_pandas.py``).
     """
-    ARTIFACTS.mkdir(exist_ok=True)
-    log = ARTIFACTS / f"server-{name}.log"
+    log = server_log(name)
     for _attempt in range(3):
         port = free_port()
         command = [python, *launcher, "run", "app.py", "--server.headless", "true"]

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, WebSocketRoute, expect
 
 import exercises as ex
 import llm
@@ -40,6 +40,7 @@ from tests.e2e.harness import (
     new_session,
     press_slider,
     query,
+    server_log,
     settle,
     wait_query,
     wait_until,
@@ -63,8 +64,7 @@ FOLLOW_S = 10.0  # a bounded wait for a change to reach every student (the targe
 
 def start_server_with(name: str, env: dict[str, str]) -> Server:
     """``streamlit run app.py`` on a free local port with ``env`` added to the environment."""
-    ARTIFACTS.mkdir(exist_ok=True)
-    log = ARTIFACTS / f"server-{name}.log"
+    log = server_log(name)
     port = free_port()
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true"]
     command += ["--server.address", "127.0.0.1", "--server.port", str(port)]
@@ -391,6 +391,41 @@ BAR_JS = """() => {
     const top = (key) => document.querySelector(`.st-key-${key}`).getBoundingClientRect().top;
     return {right, box: top('class_box'), present: top('present'), bar: top('bar')};
 }"""
+
+
+def test_a_student_whose_first_report_is_lost_still_joins(
+    browser: Browser, class_server: Server
+) -> None:
+    """The browser's store answers the app's first question with a report (the student's id,
+    the class it teaches); a report lost on its way (the websocket message dropped here) left
+    the page waiting, drawn without the class's banner, until something else ran it. The store
+    sends it again while the app still asks: the student joins a few seconds later."""
+    teacher = new_session(browser, class_server.url, viewport=(1280, 720))
+    student = new_session(browser, class_server.url, viewport=(1280, 800))
+    dropped: list[bytes] = []
+
+    def drop_the_first_report(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+
+        def to_server(message: str | bytes) -> None:
+            if isinstance(message, bytes) and b'"token"' in message and not dropped:
+                dropped.append(message)  # the first report never reaches the server
+                return
+            server.send(message)
+
+        ws.on_message(to_server)
+
+    try:
+        _code, _key, link = start_class(teacher)
+        page = student.page
+        page.route_web_socket("**/_stcore/stream", drop_the_first_report)
+        show(page, link)
+        expect(page.locator(".st-key-class_banner")).to_be_visible(timeout=15_000)
+        assert len(dropped) == 1
+        assert exceptions(page) == []
+    finally:
+        teacher.page.context.close()
+        student.page.context.close()
 
 
 @pytest.mark.parametrize("size, lang", [((1024, 768), "fr"), ((1280, 720), "en")])

@@ -74,3 +74,69 @@ def test_the_store_is_reported_once_per_token_and_not_when_empty_and_quiet(page:
     saved = ("saved", {"token": "t2", "entries": {"softmax": {"code": "a"}}})
     assert run(page, {}, seq=3, ask="t2")[1] == [list(saved)]
     assert run(page, {}, seq=4, ask="t2")[1] == []
+
+
+# one element's run whose reports, later ones included, gather in window.__reports; its element
+# (parentElement) stays in the document until the test removes it
+RUN_KEPT = """async ([js, data]) => {
+  const url = URL.createObjectURL(new Blob([js], {type: "text/javascript"}));
+  window.__reports ||= [];
+  const parentElement = document.body.appendChild(document.createElement("div"));
+  parentElement.id = "store-" + data.seq;
+  (await import(url)).default(
+    {data, parentElement, setStateValue: (name, value) => window.__reports.push([name, value])});
+}"""
+
+
+def run_kept(page: Page, seq: int, ask: str | None) -> None:
+    data = {"name": NAME, "ask": ask, "put": "{}", "quiet": False, "writer": "w1", "seq": seq}
+    page.evaluate(RUN_KEPT, [JS, data])
+
+
+def reports(page: Page) -> list[int | None]:
+    """The reports sent so far, each as its ``again`` number (None for the first)."""
+    return [value.get("again") for _name, value in page.evaluate("() => window.__reports")]
+
+
+def test_a_report_the_server_did_not_take_is_sent_again_a_few_times(page: Page) -> None:
+    page.clock.install()
+    run_kept(page, seq=1, ask="t1")
+    assert reports(page) == [None]
+    page.clock.run_for(1_900)
+    assert reports(page) == [None]  # not before REPORT_AGAIN_MS
+    page.clock.run_for(200)
+    assert reports(page) == [None, 1]
+    # the page ran again (the same element, still asking): the report is still wanted
+    run_kept(page, seq=2, ask="t1")
+    page.clock.run_for(60_000)
+    assert reports(page) == [None, 1, 2, 3, 4]  # REPORTS in all, then no more
+
+
+def test_a_report_taken_is_not_sent_again(page: Page) -> None:
+    page.clock.install()
+    run_kept(page, seq=1, ask="t1")
+    run_kept(page, seq=2, ask=None)  # the next run asks no more: the server has it
+    page.clock.run_for(10_000)
+    assert reports(page) == [None]
+    run_kept(page, seq=3, ask="t2")
+    page.evaluate("() => document.getElementById('store-3').remove()")  # the run dropped it
+    page.clock.run_for(10_000)
+    assert reports(page) == [None, None]
+
+
+def test_a_report_waits_while_the_app_runs(page: Page) -> None:
+    """While a run goes on (it may yet take the report), nothing is sent again."""
+    page.clock.install()
+    page.evaluate(
+        """() => { const app = document.body.appendChild(document.createElement('div'));
+                   app.dataset.testid = 'stApp'; app.dataset.testScriptState = 'running'; }"""
+    )
+    run_kept(page, seq=1, ask="t1")
+    page.clock.run_for(9_000)
+    assert reports(page) == [None]
+    page.evaluate(
+        "() => { document.querySelector('[data-testid=stApp]')"
+        ".dataset.testScriptState = 'notRunning'; }"
+    )
+    page.clock.run_for(2_100)
+    assert reports(page) == [None, 1]

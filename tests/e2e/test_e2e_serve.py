@@ -34,6 +34,7 @@ from tests.e2e.harness import (
     WAIT_MS,
     http_status,
     reported,
+    server_log,
     settle,
 )
 
@@ -67,7 +68,7 @@ def _bindable(port: int) -> bool:
 def serve_script(processes: int, log_name: str = "serve-sh") -> Iterator[int]:
     """scripts/serve.sh with ``processes`` processes on a free port, as the Dockerfile runs it
     (the Python given, so no .venv is made), until it answers through nginx; yields the port.
-    Its log is artifacts/server-<log_name>.log."""
+    Its log is artifacts/server-<log_name>-<worker>-<n>.log (``server_log``)."""
     if nginx_path() is None:
         pytest.fail("nginx is missing: scripts/test.sh installs it (apt-get install nginx)")
     with tempfile.TemporaryDirectory(prefix="attention-lab-e2e.") as folder:
@@ -75,8 +76,7 @@ def serve_script(processes: int, log_name: str = "serve-sh") -> Iterator[int]:
         Path(folder).chmod(0o711)
         port = _free_serve_port(processes)
         env = {**os.environ, "PYTHON": sys.executable, "TMPDIR": folder}
-        ARTIFACTS.mkdir(exist_ok=True)
-        with (ARTIFACTS / f"server-{log_name}.log").open("w") as log:
+        with server_log(log_name).open("w") as log:
             script = subprocess.Popen(
                 ["bash", "scripts/serve.sh", str(processes), str(port)],
                 cwd=ROOT,

@@ -8,7 +8,31 @@
 // entry is written only from a batch newer than the last one this page wrote it from, so that an
 // element run again (drawn anew, or left on the page while a newer one wrote) cannot bring back
 // older work.
-export default function ({ data, setStateValue }) {
+// A report the server did not take (REPORT_AGAIN_MS later it still asks with that token, the
+// element is still on the page and the app is not running: a report lost on its way, and no run
+// of the page came) is sent again, at most REPORTS times a token, each with its number
+// ("again"): a page that missed it would otherwise wait without its class or its work until
+// something else ran it.
+const REPORT_AGAIN_MS = 2000;
+const REPORTS = 5;
+
+function reportAgain(name, token, entries, parentElement, setStateValue, sent) {
+  window.setTimeout(() => {
+    const asking = (window.__localStoreAsking ||= {});
+    if (asking[name] !== token || (parentElement && !parentElement.isConnected)) return;
+    const app = document.querySelector("[data-testid='stApp']");
+    if (app && app.dataset.testScriptState === "running") {
+      reportAgain(name, token, entries, parentElement, setStateValue, sent); // its run may take it
+      return;
+    }
+    setStateValue("saved", { token, entries, again: sent });
+    if (sent + 1 < REPORTS) {
+      reportAgain(name, token, entries, parentElement, setStateValue, sent + 1);
+    }
+  }, REPORT_AGAIN_MS);
+}
+
+export default function ({ data, setStateValue, parentElement }) {
   if (!data || typeof data.name !== "string") return;
   if (data.hide && !document.getElementById("local-store-hide")) {
     const style = document.createElement("style");
@@ -23,10 +47,13 @@ export default function ({ data, setStateValue }) {
     stored = {}; // private mode, storage disabled, or not JSON: start empty
   }
   const asked = (window.__localStoreAsked = window.__localStoreAsked || {});
+  const asking = (window.__localStoreAsking ||= {});
+  asking[data.name] = data.ask || null; // what the server's latest run of this store asks
   if (data.ask && asked[data.name] !== data.ask) {
     asked[data.name] = data.ask;
     if (!data.quiet || Object.keys(stored).length > 0) {
       setStateValue("saved", { token: data.ask, entries: stored });
+      reportAgain(data.name, data.ask, stored, parentElement, setStateValue, 1);
     }
   }
   const put = JSON.parse(data.put || "{}") || {};
