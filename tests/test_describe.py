@@ -98,7 +98,7 @@ def test_a_grid_of_many_plots_is_summed_up() -> None:
     (fig,) = grid_figures(mats, TOKENS, [TOKENS] * 8, titles, masked=MASK, phone=True)
     assert describe(fig, "en") == (
         "8 heatmaps, 3 rows × 3 columns: 1 masked cell in each; largest 0.72 in “head 7” at "
-        "row cat, column cat; smallest 5.0e-3 in “head 0” at row sat, column the."
+        "row cat, column cat; smallest 5.0e\u22123 in “head 0” at row sat, column the."
     )
 
 
@@ -114,9 +114,10 @@ def test_a_large_matrix_stays_short() -> None:
         # 32 and 64 labels: their count, not their names
         assert ("32 lignes × 64 colonnes." if lang == "fr" else "32 rows × 64 columns;") in text
     text = describe(heatmap(m, rows, cols, title="X"), "en")
+    assert m.min() < 0  # written with the cells' minus sign, U+2212, read aloud as "minus"
     assert text == (
         f"Heatmap “X”: 32 rows × 64 columns; largest {m.max():.2f} at row w{i}, column f{j}; "
-        f"smallest {m.min():.2f} at row w{k}, column f{n}."
+        f"smallest \u2212{-m.min():.2f} at row w{k}, column f{n}."
     )
 
 

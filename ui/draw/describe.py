@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ui.text import num, translator
+from ui.text import MINUS, num, translator
 from ui.text.describe import TEXT
 
 Spec = dict[str, Any]  # a figure as plotly.js reads it: {"data": [trace, ...], "layout": {...}}
@@ -53,9 +53,10 @@ class Words:
         self.t = translator(TEXT, lang)
 
     def number(self, x: float) -> str:
-        """Two decimals (1.00, 0,05 in French); a very small or large one as 1.2e-5."""
+        """Two decimals (1.00, 0,05 in French), a very small or large one as 1.2e−5, with the
+        cells' minus sign (U+2212, read aloud as "minus")."""
         usual = x == 0 or 0.01 <= abs(x) < 1e5
-        return num(x, 2, self.lang) if usual else num(x, 1, self.lang, "e")
+        return (num(x, 2, self.lang) if usual else num(x, 1, self.lang, "e")).replace("-", MINUS)
 
     def named(self, kind: str, title: str) -> str:
         """A chart's kind and its title in quotes: Heatmap “A”; the kind alone without one."""

@@ -28,8 +28,7 @@ from ui.draw.labels import (
 )
 from ui.draw.style import BAR, CELL_AXIS, COLOUR_SCALES, MASKED_COLOUR, PLAIN, Look
 from ui.draw.wire import Spec, fast_figure
-
-MINUS = "\u2212"  # a cell number's minus sign: as wide as "+", not a hyphen
+from ui.text import MINUS
 
 TITLE_LINE_PX = 18  # one more line of a 14 px title
 BAR_MIN_PX = 100  # a colour bar shorter than this crowds its numbers (a one-token sentence)

@@ -18,6 +18,9 @@ def translator(table: dict[str, dict[str, str]], lang: str) -> Callable[..., str
     return lambda name, /, **values: pick(table, lang, name, **values)
 
 
+MINUS = "\u2212"  # the minus sign of a number shown in a cell or read aloud: as wide as "+"
+
+
 def num(x: float, digits: int, lang: str, kind: str = "f") -> str:
     """A number for prose, tables and charts in ``lang``: ``digits`` decimals (``kind`` "f"),
     or significant digits ("g"), or a mantissa's decimals ("e"); French writes the decimal
