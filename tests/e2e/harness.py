@@ -40,6 +40,15 @@ CHROMIUM_ARGS = [
     "--disable-background-networking",
 ]
 PORTS = range(8720, 8800)
+# the user agents of the phones the tests are: an Android one and an iPhone (Safari)
+PHONE_AGENT = (
+    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/131.0 Mobile Safari/537.36"
+)
+IPHONE_AGENT = (
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 "
+    "(KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1"
+)
 SIDEBAR = "[data-testid='stSidebar']"
 # the sidebar's page links (ui.frame.components.page_list): data-page is the page's URL path
 # without the slash ('' for home)

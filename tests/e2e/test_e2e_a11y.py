@@ -27,6 +27,7 @@ from tests.e2e.harness import (
     ARTIFACTS,
     DEFAULT_TEXT,
     PAGE_LINK,
+    PHONE_AGENT,
     Server,
     Session,
     expected_head,
@@ -43,10 +44,6 @@ from ui.text.common import TEXT as FRAME_TEXT
 
 pytestmark = pytest.mark.e2e
 
-PHONE_AGENT = (
-    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
-    "Chrome/131.0 Mobile Safari/537.36"
-)
 # view -> (viewport, user agent, query added to every URL)
 MODES: dict[str, tuple[tuple[int, int], str | None, str]] = {
     "desktop": ((1280, 800), None, ""),

@@ -29,6 +29,7 @@ import llm
 from tests.e2e.harness import (
     ARTIFACTS,
     DEFAULT_TEXT,
+    PHONE_AGENT,
     ROOT,
     STARTUP_SECONDS,
     Server,
@@ -55,10 +56,6 @@ pytest_plugins = ["tests.postgres"]
 
 SHOTS = ARTIFACTS / "class"
 MAIN = "[data-testid='stMain']"
-PHONE_UA = (
-    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
-    "Chrome/126.0 Mobile Safari/537.36"
-)
 FOLLOW_S = 10.0  # a bounded wait for a change to reach every student (the target is 2 s)
 
 
@@ -219,7 +216,7 @@ def test_a_class_follows_the_teacher_reports_and_ends(
     base = class_server.url
     teacher = new_session(browser, base, viewport=(1280, 720))
     laptop = new_session(browser, base, viewport=(1280, 800))
-    phone = new_session(browser, base, viewport=(390, 844), user_agent=PHONE_UA)
+    phone = new_session(browser, base, viewport=(390, 844), user_agent=PHONE_AGENT)
     french = new_session(browser, base, viewport=(1280, 800), locale="fr-FR")
     everyone = [teacher, laptop, phone, french]
     try:
@@ -349,7 +346,7 @@ def test_a_student_who_joins_or_is_taken_to_another_page_starts_at_its_top(
     same page leaves the student where they read, to the pixel; a move to another page starts
     at its top."""
     teacher = new_session(browser, class_server.url, viewport=(1280, 720))
-    phone = new_session(browser, class_server.url, viewport=(390, 844), user_agent=PHONE_UA)
+    phone = new_session(browser, class_server.url, viewport=(390, 844), user_agent=PHONE_AGENT)
     try:
         code, _key, _link = start_class(teacher)
         page = phone.page

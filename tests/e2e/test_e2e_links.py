@@ -12,6 +12,7 @@ from playwright.sync_api import Browser, expect
 
 from tests.e2e.harness import (
     DEFAULT_TEXT,
+    IPHONE_AGENT,
     PAGE_LINK,
     SIDEBAR,
     Server,
@@ -30,7 +31,6 @@ from tests.e2e.harness import (
     wait_heatmap,
     wait_query,
 )
-from tests.e2e.test_e2e_sizes import PHONE_AGENT
 from ui.frame.components.page_lang import page_title
 from ui.text import pick
 from ui.text.common import TEXT as FRAME_TEXT
@@ -181,7 +181,7 @@ def test_a_page_tapped_on_a_phone_opens_with_the_sidebar_folded(
 ) -> None:
     """On a phone the open sidebar covers the page: a tap on a page's link opens the page, in
     the link's language and settings, and folds the sidebar away so that the page is in view."""
-    phone = new_session(browser, server.url, viewport=(390, 844), user_agent=PHONE_AGENT)
+    phone = new_session(browser, server.url, viewport=(390, 844), user_agent=IPHONE_AGENT)
     page = phone.page
     try:
         phone.open("/mix?lang=fr&seed=3")

@@ -11,6 +11,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.e2e.harness import (
     FORMULAS_FIT_JS,
+    PHONE_AGENT,
     SIDEBAR,
     Server,
     Session,
@@ -116,10 +117,6 @@ def test_phone_viewport(browser: Browser, server: Server) -> None:
         page.context.close()
 
 
-PHONE_AGENT = (
-    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
-    "Chrome/131.0 Mobile Safari/537.36"
-)
 GRID_JS = """() => {
     // the grid's figures: one, or its pieces that wrap
     const gds = document.querySelectorAll('.st-key-figs-patterns .js-plotly-plot');

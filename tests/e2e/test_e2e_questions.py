@@ -13,6 +13,7 @@ from playwright.sync_api import Browser, Page, expect
 import llm
 from tests.e2e.harness import (
     DEFAULT_TEXT,
+    PHONE_AGENT,
     Server,
     exceptions,
     new_session,
@@ -23,7 +24,6 @@ from tests.e2e.harness import (
 from tests.e2e.test_e2e_a11y import REGION
 from tests.e2e.test_e2e_class import (
     FOLLOW_S,
-    PHONE_UA,
     SCROLL_JS,
     SHOTS,
     class_server,  # noqa: F401, F811 (a fixture)
@@ -80,7 +80,7 @@ def test_ask_answer_reveal_and_ask_at_a_new_seed(browser: Browser, class_server:
     teacher = new_session(browser, base, viewport=(1280, 720))
     students = [
         new_session(browser, base, viewport=(1280, 800)),
-        new_session(browser, base, viewport=(390, 844), user_agent=PHONE_UA),
+        new_session(browser, base, viewport=(390, 844), user_agent=PHONE_AGENT),
         new_session(browser, base, viewport=(1280, 800)),
     ]
     try:
@@ -197,7 +197,7 @@ def test_a_student_reading_further_down_is_brought_to_the_question(
     student typing in the "Your turn" editor is left where they type."""
     base = class_server.url
     teacher = new_session(browser, base, viewport=(1280, 720))
-    student = new_session(browser, base, viewport=(390, 844), user_agent=PHONE_UA)
+    student = new_session(browser, base, viewport=(390, 844), user_agent=PHONE_AGENT)
     page = student.page
 
     def in_view(what: str) -> None:

@@ -18,15 +18,18 @@ from dataclasses import dataclass
 import pytest
 from playwright.sync_api import Browser, Page
 
-from tests.e2e.harness import ARTIFACTS, WAIT_MS, Server, move, settle, url_path
+from tests.e2e.harness import (
+    ARTIFACTS,
+    IPHONE_AGENT,
+    WAIT_MS,
+    Server,
+    move,
+    settle,
+    url_path,
+)
 from ui.frame.page import PAGES
 
 pytestmark = pytest.mark.e2e
-
-PHONE_AGENT = (
-    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 "
-    "(KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1"
-)
 
 
 @dataclass(frozen=True)
@@ -262,7 +265,7 @@ def visits(
     user agent on the phone), measured at each screen's size: a link's first page loaded, the
     next ones opened from it in the app (``move``), as a class moves through the lesson."""
     first = screens[0]
-    agent = {"user_agent": PHONE_AGENT, "is_mobile": True, "has_touch": True}
+    agent = {"user_agent": IPHONE_AGENT, "is_mobile": True, "has_touch": True}
     context = browser.new_context(
         viewport={"width": first.width, "height": first.height},
         device_scale_factor=first.scale,
