@@ -15,7 +15,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -135,12 +135,14 @@ def start_server(
     python: str = sys.executable,
     cwd: Path = ROOT,
     launcher: tuple[str, ...] = ("-m", "streamlit"),
+    env: Mapping[str, str] | None = None,
 ) -> Server:
     """Start ``streamlit run app.py`` on a free local port and wait until it is healthy.
 
     If another program takes the port between the check and the start, the next free port is
     tried. ``launcher``: what runs Streamlit's command line, given ``run app.py`` and the
     server's options after it (a script that watches the server, ``tests/test_no_pandas.py``).
+    ``env``: variables added to the server's environment (a class store's folder or URL).
     """
     log = server_log(name)
     for _attempt in range(3):
@@ -149,7 +151,12 @@ def start_server(
         command += ["--server.address", "127.0.0.1", "--server.port", str(port)]
         with log.open("w") as out:
             process = subprocess.Popen(
-                command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+                command,
+                cwd=cwd,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                env={**os.environ, **(env or {})},
             )
         server = Server(f"http://127.0.0.1:{port}", process, log)
         deadline = time.monotonic() + STARTUP_SECONDS

@@ -9,11 +9,9 @@ bench measures the real latency.
 from __future__ import annotations
 
 import json
-import os
 import re
 import sqlite3
 import subprocess
-import sys
 import tempfile
 import time
 import urllib.parse
@@ -30,19 +28,15 @@ from tests.e2e.harness import (
     ARTIFACTS,
     DEFAULT_TEXT,
     PHONE_AGENT,
-    ROOT,
-    STARTUP_SECONDS,
     Server,
     Session,
     exceptions,
-    free_port,
     heatmaps,
-    http_status,
     new_session,
     press_slider,
     query,
-    server_log,
     settle,
+    start_server,
     wait_query,
     wait_until,
 )
@@ -59,31 +53,6 @@ MAIN = "[data-testid='stMain']"
 FOLLOW_S = 10.0  # a bounded wait for a change to reach every student (the target is 2 s)
 
 
-def start_server_with(name: str, env: dict[str, str]) -> Server:
-    """``streamlit run app.py`` on a free local port with ``env`` added to the environment."""
-    log = server_log(name)
-    port = free_port()
-    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true"]
-    command += ["--server.address", "127.0.0.1", "--server.port", str(port)]
-    with log.open("w") as out:
-        process = subprocess.Popen(
-            command,
-            cwd=ROOT,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            env={**os.environ, **env},
-        )
-    server = Server(f"http://127.0.0.1:{port}", process, log)
-    deadline = time.monotonic() + STARTUP_SECONDS
-    while time.monotonic() < deadline and process.poll() is None:
-        if http_status(f"{server.url}/_stcore/health", timeout=2) == 200:
-            return server
-        time.sleep(0.3)
-    server.stop()
-    raise RuntimeError(f"not healthy:\n{log.read_text()[-3000:]}")
-
-
 @pytest.fixture
 def data_dir() -> Iterator[Path]:
     with tempfile.TemporaryDirectory(prefix="attention-lab-class-") as folder:
@@ -92,7 +61,7 @@ def data_dir() -> Iterator[Path]:
 
 @pytest.fixture
 def class_server(data_dir: Path) -> Iterator[Server]:
-    server = start_server_with("class", {"ATTENTION_LAB_DATA": str(data_dir)})
+    server = start_server("class", env={"ATTENTION_LAB_DATA": str(data_dir)})
     try:
         yield server
     finally:
@@ -528,8 +497,9 @@ def test_teacher_and_students_on_two_processes_behind_nginx(
 def test_a_class_on_postgresql_survives_the_store_going_down(
     browser: Browser, postgres, postgres_url: str, data_dir: Path
 ) -> None:
-    server = start_server_with(
-        "class-pg", {"ATTENTION_LAB_DATA": str(data_dir), "ATTENTION_LAB_CLASS_STORE": postgres_url}
+    server = start_server(
+        "class-pg",
+        env={"ATTENTION_LAB_DATA": str(data_dir), "ATTENTION_LAB_CLASS_STORE": postgres_url},
     )
     teacher = new_session(browser, server.url, viewport=(1280, 720))
     student = new_session(browser, server.url, viewport=(1280, 800))
