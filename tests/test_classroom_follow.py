@@ -90,14 +90,39 @@ def test_without_a_server_the_watcher_has_no_session_to_wake() -> None:
     assert push._wake("ABCDEF", {"a-session"}) is None
 
 
-def test_a_screen_change_wakes_only_the_students_that_follow_it() -> None:
+def test_a_screen_change_wakes_only_the_students_that_follow_it(monkeypatch) -> None:
     # (the teacher's screen, the rest): "a" follows the screen, "b" explores on their own
-    from ui.classroom.push import to_wake
+    from ui.classroom import push
 
-    sessions = {"a": True, "b": False}
-    before = (3, (None, None))
-    assert to_wake(sessions, before, (4, (None, None))) == {"a"}
+    def woken(now: push.Shown) -> set[str]:
+        monkeypatch.setattr(push, "_sessions", {})
+        for session, screen in (("a", True), ("b", False)):
+            push.register("ABCDEF", session, push.Follower(screen, (3, (None, None))))
+        return push.look(lambda code: now).get("ABCDEF", set())
+
+    assert woken((4, (None, None))) == {"a"}
     # a question opened, or the class ended: every student sees it, the explorer too
-    assert to_wake(sessions, before, (3, (None, (1, 1, False)))) == {"a", "b"}
-    assert to_wake(sessions, before, (None, ("ended", None))) == {"a", "b"}
-    assert to_wake(sessions, before, before) == set()
+    assert woken((3, (None, (1, 1, False)))) == {"a", "b"}
+    assert woken((None, ("ended", None))) == {"a", "b"}
+    assert woken((3, (None, None))) == set()
+
+
+def test_a_student_whose_run_read_the_screen_before_it_changed_is_woken(monkeypatch) -> None:
+    """The class's first student read screen 3; the teacher's screen is 4 at the watcher's first
+    look: the student is woken (once) for it, and a student who joins at 4 is not."""
+    from ui.classroom import push
+
+    monkeypatch.setattr(push, "_sessions", {})
+    screen = [4]
+    shown = lambda code: (screen[0], (None, None))  # noqa: E731
+    push.register("ABCDEF", "early", push.Follower(True, (3, (None, None))))
+    push.register("ABCDEF", "late", push.Follower(True, (4, (None, None))))
+    assert push.look(shown) == {"ABCDEF": {"early"}}
+    assert push.look(shown) == {}  # woken for 4: not again while its run shows it
+    screen[0] = 5
+    assert push.look(shown) == {"ABCDEF": {"early", "late"}}
+    # a store that fails to answer for one class leaves the others watched
+    push.register("GHJKLM", "other", push.Follower(True, (1, (None, None))))
+    failing = lambda code: shown(code) if code == "ABCDEF" else 1 / 0  # noqa: E731
+    screen[0] = 6
+    assert push.look(failing) == {"ABCDEF": {"early", "late"}}

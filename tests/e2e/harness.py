@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 from playwright.sync_api import Browser, ConsoleMessage, Frame, Locator, Page
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 import llm
@@ -481,7 +482,23 @@ def wait_query(page: Page, timeout: float = WAIT_MS / 1000, **values: str | None
         if all(query(page).get(k) == v for k, v in values.items()):
             return
         page.wait_for_timeout(100)  # lets playwright take in the browser's URL changes
-    raise AssertionError(f"the URL never got {values}: {page.url}")
+    raise AssertionError(f"the URL never got {values}: {page.url}; {page_summary(page)}")
+
+
+SHOWN_JS = """() => {
+    const app = document.querySelector("[data-testid='stApp']");
+    const main = document.querySelector("[data-testid='stMain']");
+    const text = main ? main.innerText.replace(/\\s+/g, " ").slice(0, 300) : "no main";
+    return `script ${app ? app.dataset.testScriptState : "absent"}, page: ${text}`;
+}"""
+
+
+def page_summary(page: Page) -> str:
+    """What the page shows, for a failure's message: the script's state, its text's start."""
+    try:
+        return page.evaluate(SHOWN_JS)
+    except PlaywrightError as err:
+        return f"the page could not be read ({err.message})"
 
 
 def press_slider(slider: Locator, key: str, times: int = 1) -> None:

@@ -93,13 +93,20 @@ def run_kept(page: Page, seq: int, ask: str | None) -> None:
     page.evaluate(RUN_KEPT, [JS, data])
 
 
+def stop_the_clock(page: Page) -> None:
+    """Fake timers that move only when the test moves them: once installed, playwright's clock
+    still flows with real time until paused, so a slow host would fire timers of its own."""
+    page.clock.install(time=0)
+    page.clock.pause_at(1_000)
+
+
 def reports(page: Page) -> list[int | None]:
     """The reports sent so far, each as its ``again`` number (None for the first)."""
     return [value.get("again") for _name, value in page.evaluate("() => window.__reports")]
 
 
 def test_a_report_the_server_did_not_take_is_sent_again_a_few_times(page: Page) -> None:
-    page.clock.install()
+    stop_the_clock(page)
     run_kept(page, seq=1, ask="t1")
     assert reports(page) == [None]
     page.clock.run_for(1_900)
@@ -113,7 +120,7 @@ def test_a_report_the_server_did_not_take_is_sent_again_a_few_times(page: Page) 
 
 
 def test_a_report_taken_is_not_sent_again(page: Page) -> None:
-    page.clock.install()
+    stop_the_clock(page)
     run_kept(page, seq=1, ask="t1")
     run_kept(page, seq=2, ask=None)  # the next run asks no more: the server has it
     page.clock.run_for(10_000)
@@ -126,7 +133,7 @@ def test_a_report_taken_is_not_sent_again(page: Page) -> None:
 
 def test_a_report_waits_while_the_app_runs(page: Page) -> None:
     """While a run goes on (it may yet take the report), nothing is sent again."""
-    page.clock.install()
+    stop_the_clock(page)
     page.evaluate(
         """() => { const app = document.body.appendChild(document.createElement('div'));
                    app.dataset.testid = 'stApp'; app.dataset.testScriptState = 'running'; }"""
