@@ -489,12 +489,16 @@ SHOWN_JS = """() => {
     const app = document.querySelector("[data-testid='stApp']");
     const main = document.querySelector("[data-testid='stMain']");
     const text = main ? main.innerText.replace(/\\s+/g, " ").slice(0, 300) : "no main";
-    return `script ${app ? app.dataset.testScriptState : "absent"}, page: ${text}`;
+    const stores = JSON.stringify(window.__localStoreTrace || []);
+    return `script ${app ? app.dataset.testScriptState : "absent"}, page: ${text}; `
+        + `at ${Math.round(performance.now())} ms, the browser stores did ${stores}`;
 }"""
 
 
 def page_summary(page: Page) -> str:
-    """What the page shows, for a failure's message: the script's state, its text's start."""
+    """What the page shows, for a failure's message: the script's state, its text's start, and
+    what the browser's stores did (``ui/frame/components/local_store``: ms since the page
+    opened, step, store, token)."""
     try:
         return page.evaluate(SHOWN_JS)
     except PlaywrightError as err:

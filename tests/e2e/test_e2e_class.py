@@ -28,11 +28,13 @@ from tests.e2e.harness import (
     ARTIFACTS,
     DEFAULT_TEXT,
     PHONE_AGENT,
+    WAIT_MS,
     Server,
     Session,
     exceptions,
     heatmaps,
     new_session,
+    page_summary,
     press_slider,
     query,
     settle,
@@ -88,6 +90,20 @@ def shows(page: Page, expected: np.ndarray) -> bool:
         and maps[1].shape == expected.shape
         and np.allclose(maps[1], expected, rtol=0, atol=1e-12, equal_nan=True)
     )
+
+
+def wait_joined(page: Page, code: str = "", timeout_ms: float = WAIT_MS) -> None:
+    """Wait until a student's page opened from the class's link shows the class's banner (with
+    ``code``): a first load, bounded as any other, the changes it then follows by FOLLOW_S; fail
+    with what the page showed and what its browser stores did."""
+    banner = page.locator(".st-key-class_banner")
+    try:
+        if code:
+            expect(banner).to_contain_text(code, timeout=timeout_ms)
+        else:
+            expect(banner).to_be_visible(timeout=timeout_ms)
+    except AssertionError as err:
+        raise AssertionError(f"no class banner on {page.url}: {page_summary(page)}") from err
 
 
 def wait_all(pages: list[Page], expected: np.ndarray, seed: str, what: str) -> float:
@@ -198,7 +214,7 @@ def test_a_class_follows_the_teacher_reports_and_ends(
         joined = ((laptop, "en"), (phone, "en"), (french, "fr"))
         show_together([(s.page, link.replace("lang=en", f"lang={lang}")) for s, lang in joined])
         for student, _lang in joined:
-            expect(student.page.locator(".st-key-class_banner")).to_be_visible()
+            wait_joined(student.page)
         expect(laptop.page.locator(".st-key-class_banner")).to_contain_text(
             f"Following the teacher (class {code})"
         )
@@ -386,7 +402,7 @@ def test_a_student_whose_first_report_is_lost_still_joins(
         page = student.page
         page.route_web_socket("**/_stcore/stream", drop_the_first_report)
         show(page, link)
-        expect(page.locator(".st-key-class_banner")).to_be_visible(timeout=15_000)
+        wait_joined(page, timeout_ms=15_000)
         assert len(dropped) == 1
         assert exceptions(page) == []
     finally:
@@ -454,7 +470,7 @@ def short_flow(teacher: Session, students: list[Session]) -> None:
     code, _key, link = start_class(teacher)
     show_together([(s.page, link) for s in students])
     for s in students:
-        expect(s.page.locator(".st-key-class_banner")).to_contain_text(code)
+        wait_joined(s.page, code)
     set_seed(teacher.page, 7)
     wait_query(teacher.page, seed="7")
     wait_all([s.page for s in students], expected_pattern(7), "7", "seed 7 (another process)")

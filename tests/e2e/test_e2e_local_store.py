@@ -76,6 +76,23 @@ def test_the_store_is_reported_once_per_token_and_not_when_empty_and_quiet(page:
     assert run(page, {}, seq=4, ask="t2")[1] == []
 
 
+def test_each_store_hides_its_own_element(page: Page) -> None:
+    """Two stores on a page (the learner's work, the class), each element hidden by its class."""
+    for name in ("work", "class"):
+        page.evaluate(
+            "name => { const el = document.body.appendChild(document.createElement('div'));"
+            " el.className = `st-key-${name}_store`; el.textContent = name; }",
+            name,
+        )
+        data = {"name": f"{NAME}/{name}", "ask": None, "put": "{}", "hide": f"st-key-{name}_store"}
+        page.evaluate(RUN, [JS, data | {"writer": "w1", "seq": 1}])
+    shown = page.evaluate(
+        "() => [...document.querySelectorAll('[class$=_store]')]"
+        ".map(el => getComputedStyle(el).display)"
+    )
+    assert shown == ["none", "none"]
+
+
 # one element's run whose reports, later ones included, gather in window.__reports; its element
 # (parentElement) stays in the document until the test removes it
 RUN_KEPT = """async ([js, data]) => {

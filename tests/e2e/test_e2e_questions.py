@@ -33,6 +33,7 @@ from tests.e2e.test_e2e_class import (
     scroll_down,
     set_seed,
     start_class,
+    wait_joined,
 )
 from tests.e2e.test_e2e_presenter import show, show_together
 
@@ -87,7 +88,7 @@ def test_ask_answer_reveal_and_ask_at_a_new_seed(browser: Browser, class_server:
         _code, _key, link = start_class(teacher)
         show_together([(s.page, link) for s in students])
         for s in students:
-            expect(s.page.locator(".st-key-class_banner")).to_be_visible()
+            wait_joined(s.page)
         tpage = teacher.page
         ask_top_key(tpage)
         projector = tpage.locator(".st-key-class_projector").first  # a run's stale copy aside
@@ -159,6 +160,7 @@ def test_the_reveal_shows_the_asked_row_on_every_screen(
         click_chip(tpage, "sat")
         wait_query(tpage, token="2")
         show(student.page, link)
+        wait_joined(student.page)
         wait_query(student.page, timeout=FOLLOW_S, token="2")
         ask_top_key(tpage)
         projector = tpage.locator(".st-key-class_projector").first  # a run's stale copy aside
@@ -207,7 +209,7 @@ def test_a_student_reading_further_down_is_brought_to_the_question(
         _code, _key, link = start_class(teacher)
         tpage = teacher.page
         show(page, link)
-        expect(page.locator(".st-key-class_banner")).to_be_visible()
+        wait_joined(page)
         assert scroll_down(page, 1500) > 1000
         ask_top_key(tpage)
         in_view("the question brought into view")

@@ -13,18 +13,33 @@
 // of the page came) is sent again, at most REPORTS times a token, each with its number
 // ("again"): a page that missed it would otherwise wait without its class or its work until
 // something else ran it.
+// What the stores did (mounted, reported, sent again, stopped), the last TRACE_LENGTH steps, in
+// window.__localStoreTrace: for a developer's console and a failed test's message; it holds
+// tokens and store names, never entries.
 const REPORT_AGAIN_MS = 2000;
 const REPORTS = 5;
+const TRACE_LENGTH = 40;
+
+function trace(...step) {
+  const steps = (window.__localStoreTrace ||= []);
+  steps.push([Math.round(performance.now()), ...step]);
+  if (steps.length > TRACE_LENGTH) steps.shift();
+}
 
 function reportAgain(name, token, entries, parentElement, setStateValue, sent) {
   window.setTimeout(() => {
     const asking = (window.__localStoreAsking ||= {});
-    if (asking[name] !== token || (parentElement && !parentElement.isConnected)) return;
+    if (asking[name] !== token || (parentElement && !parentElement.isConnected)) {
+      trace("stop", name, token, asking[name] === token ? "element gone" : "taken");
+      return;
+    }
     const app = document.querySelector("[data-testid='stApp']");
     if (app && app.dataset.testScriptState === "running") {
+      trace("wait", name, token);
       reportAgain(name, token, entries, parentElement, setStateValue, sent); // its run may take it
       return;
     }
+    trace("again", name, token, sent);
     setStateValue("saved", { token, entries, again: sent });
     if (sent + 1 < REPORTS) {
       reportAgain(name, token, entries, parentElement, setStateValue, sent + 1);
@@ -34,9 +49,10 @@ function reportAgain(name, token, entries, parentElement, setStateValue, sent) {
 
 export default function ({ data, setStateValue, parentElement }) {
   if (!data || typeof data.name !== "string") return;
-  if (data.hide && !document.getElementById("local-store-hide")) {
+  const hideId = `local-store-hide-${data.hide}`;
+  if (data.hide && !document.getElementById(hideId)) {
     const style = document.createElement("style");
-    style.id = "local-store-hide";
+    style.id = hideId;
     style.textContent = `.${CSS.escape(data.hide)} { display: none; }`;
     document.head.appendChild(style);
   }
@@ -49,9 +65,11 @@ export default function ({ data, setStateValue, parentElement }) {
   const asked = (window.__localStoreAsked = window.__localStoreAsked || {});
   const asking = (window.__localStoreAsking ||= {});
   asking[data.name] = data.ask || null; // what the server's latest run of this store asks
+  trace("mount", data.name, data.ask || null, data.seq);
   if (data.ask && asked[data.name] !== data.ask) {
     asked[data.name] = data.ask;
     if (!data.quiet || Object.keys(stored).length > 0) {
+      trace("report", data.name, data.ask);
       setStateValue("saved", { token: data.ask, entries: stored });
       reportAgain(data.name, data.ask, stored, parentElement, setStateValue, 1);
     }
