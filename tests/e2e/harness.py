@@ -485,7 +485,7 @@ def wait_query(page: Page, timeout: float = WAIT_MS / 1000, **values: str | None
     raise AssertionError(f"the URL never got {values}: {page.url}; {page_summary(page)}")
 
 
-SHOWN_JS = """() => {
+SUMMARY_JS = """() => {
     const app = document.querySelector("[data-testid='stApp']");
     const main = document.querySelector("[data-testid='stMain']");
     const text = main ? main.innerText.replace(/\\s+/g, " ").slice(0, 300) : "no main";
@@ -500,7 +500,7 @@ def page_summary(page: Page) -> str:
     what the browser's stores did (``ui/frame/components/local_store``: ms since the page
     opened, step, store, token)."""
     try:
-        return page.evaluate(SHOWN_JS)
+        return page.evaluate(SUMMARY_JS)
     except PlaywrightError as err:
         return f"the page could not be read ({err.message})"
 

@@ -26,8 +26,10 @@ function trace(...step) {
   if (steps.length > TRACE_LENGTH) steps.shift();
 }
 
-function reportAgain(name, token, entries, parentElement, setStateValue, sent) {
-  window.setTimeout(() => {
+// Send the report again every REPORT_AGAIN_MS while the server still asks for it, REPORTS in all.
+function reportAgain(name, token, entries, parentElement, setStateValue) {
+  let sent = 1;
+  const look = () => {
     const asking = (window.__localStoreAsking ||= {});
     if (asking[name] !== token || (parentElement && !parentElement.isConnected)) {
       trace("stop", name, token, asking[name] === token ? "element gone" : "taken");
@@ -36,15 +38,15 @@ function reportAgain(name, token, entries, parentElement, setStateValue, sent) {
     const app = document.querySelector("[data-testid='stApp']");
     if (app && app.dataset.testScriptState === "running") {
       trace("wait", name, token);
-      reportAgain(name, token, entries, parentElement, setStateValue, sent); // its run may take it
+      window.setTimeout(look, REPORT_AGAIN_MS); // its run may take it
       return;
     }
     trace("again", name, token, sent);
     setStateValue("saved", { token, entries, again: sent });
-    if (sent + 1 < REPORTS) {
-      reportAgain(name, token, entries, parentElement, setStateValue, sent + 1);
-    }
-  }, REPORT_AGAIN_MS);
+    sent += 1;
+    if (sent < REPORTS) window.setTimeout(look, REPORT_AGAIN_MS);
+  };
+  window.setTimeout(look, REPORT_AGAIN_MS);
 }
 
 export default function ({ data, setStateValue, parentElement }) {
@@ -71,7 +73,7 @@ export default function ({ data, setStateValue, parentElement }) {
     if (!data.quiet || Object.keys(stored).length > 0) {
       trace("report", data.name, data.ask);
       setStateValue("saved", { token: data.ask, entries: stored });
-      reportAgain(data.name, data.ask, stored, parentElement, setStateValue, 1);
+      reportAgain(data.name, data.ask, stored, parentElement, setStateValue);
     }
   }
   const put = JSON.parse(data.put || "{}") || {};
