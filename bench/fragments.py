@@ -1,10 +1,11 @@
 """Fragments: a control that reruns only its own section, in real chromium, against a full rerun.
 
 Two page-local controls, each inside an ``st.fragment``: the temperature slider on /softmax (one
-arrow key: τ up by 0.05, a new value each time, so each change computes) and the training step on
-/learned (one arrow key: the step before). Beside each, in turns in the same minutes, a full rerun
-of the same page: on /softmax a new seed typed (every chart recomputed) and the language switched
-(the whole page again, the same numbers); on /learned, which has no seed, the language.
+arrow key: τ's next stop, from its lowest, a new value each time, so each change computes) and
+the training step on /learned (one arrow key: the step before). Beside each, in turns in the
+same minutes, a full rerun of the same page: on /softmax a new seed typed (every chart
+recomputed) and the language switched (the whole page again, the same numbers); on /learned,
+which has no seed, the language.
 
 - **Time**: from the key event to the frame after which every plotly chart in the DOM holds the
   numbers AppTest computes for the new settings and the app has gone from running back to idle
@@ -105,26 +106,25 @@ def _plan(slug: str, rounds: int) -> tuple[dict, list[float], list[tuple[str, ob
     from streamlit.testing.v1 import AppTest
 
     path, local, fulls = PAGES[slug]
-    query = dict(CHAPTER9_LINK)
+    # /softmax from τ's lowest stop, so that each round's arrow key reaches a stop not yet shown
+    query = dict(CHAPTER9_LINK) | ({"temperature": 0.05} if slug == "softmax" else {})
     at = AppTest.from_file(str(ROOT / path), default_timeout=60)
     for key, value in query.items():
         at.query_params[key] = str(value)
     at.run()
     first = _checksums(at)
-    if slug == "learned":
-        options = list(at.select_slider(key="step").options)
-        value = options.index(str(at.select_slider(key="step").value))
-    else:
-        value = at.slider(key="temperature").value
+    control = at.select_slider(key=local)  # the training step, or τ's stops
+    options = list(control.options)
+    value = options.index(str(control.value) if slug == "learned" else f"{control.value:g}")
     changes: list[tuple[str, object, list]] = []
     for r in range(rounds):
         if slug == "learned":
             value = max(0, value - 1)  # ArrowLeft: the step before
             at.select_slider(key="step").set_value(options[value]).run()
         else:
-            value = round(value + 0.05, 2)  # ArrowRight: τ + 0.05
-            at.slider(key="temperature").set_value(value).run()
-        changes.append((local, value, _checksums(at)))
+            value = min(len(options) - 1, value + 1)  # ArrowRight: τ's next stop
+            at.select_slider(key="temperature").set_value(float(options[value])).run()
+        changes.append((local, options[value], _checksums(at)))
         for kind in fulls:
             seed = 3000 + r
             if kind == "seed":

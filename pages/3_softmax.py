@@ -21,6 +21,28 @@ from ui.text.softmax import TEXT
 from ui.turn.panel import your_turn
 
 TEMPERATURE = FloatRange("temperature", llm.MIN_TEMPERATURE, llm.MAX_TEMPERATURE, default=1.0)
+# the slider's stops, about evenly spaced on a log scale: τ and 1/τ mirror each other around the
+# chapter's τ = 1, which stands in the middle of the track (on a track from 0.05 to 20 in steps
+# of 0.05 it stood at 5 % of it, and a drag never came back to it exactly)
+TAU_STOPS = (
+    0.05,
+    0.07,
+    0.1,
+    0.15,
+    0.2,
+    0.3,
+    0.5,
+    0.7,
+    1.0,
+    1.5,
+    2.0,
+    3.0,
+    5.0,
+    7.0,
+    10.0,
+    15.0,
+    20.0,
+)
 SCALE = Flag("scale", default=True)
 # the slider's thumb value and its ends, hidden where a caption writes them instead
 TAU_IN_WORDS_CSS = """<style>
@@ -50,6 +72,12 @@ st.write(t("intro"))
 st.info(t("mask") if s.causal else t("no_mask"))
 
 
+def tau_stops(current: float) -> tuple[float, ...]:
+    """The slider's stops, with ``current`` among them: a link's or the teacher's τ between two
+    stops (0.37) is shown as it is, a stop of its own, not moved to the nearest."""
+    return tuple(sorted({*TAU_STOPS, float(current)}))
+
+
 def what_if_controls() -> tuple[float, bool, DeltaGenerator | None]:
     """The temperature and the √d_k switch, side by side: (τ, with √d_k, the token chips'
     column in presenter mode, else None)."""
@@ -62,22 +90,20 @@ def what_if_controls() -> tuple[float, bool, DeltaGenerator | None]:
         chips_col = None  # under the what-if's note and formula
     start_on(TEMPERATURE, s.value("temperature"))
     start_on(SCALE, s.value("scale"))
-    tau = tau_col.slider(
+    tau = tau_col.select_slider(
         t("temperature"),
-        llm.MIN_TEMPERATURE,
-        llm.MAX_TEMPERATURE,
+        options=tau_stops(st.session_state["temperature"]),
         value=1.0,
-        step=0.05,
-        format="%.2f",
+        format_func="{:g}".format,  # the link's spelling, in every language (see below)
         help=t("temperature_help"),
         key="temperature",
         persist_state="session",  # in the link through in_link: the section reruns alone
     )
     in_link(TEMPERATURE, tau)
     if s.lang == "fr":
-        # a slider's format has no decimal comma and "localized" follows the browser's locale,
-        # not the page's: in French the slider's own numbers give way to a caption that writes
-        # them with the comma; the link keeps temperature=0.5
+        # the slider's own labels are the link's spelling (0.5) in every language: the browser
+        # sends a stop back by its label, and a label that changed with the language would not
+        # be found again; in French they give way to a caption that writes the decimal comma
         st.html(TAU_IN_WORDS_CSS)
         low, high = num(llm.MIN_TEMPERATURE, 2, s.lang), num(llm.MAX_TEMPERATURE, 0, s.lang)
         tau_col.caption(t("temperature_value", tau=num(tau, 2, s.lang), low=low, high=high))

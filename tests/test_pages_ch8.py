@@ -444,11 +444,27 @@ def test_one_token_without_the_mask_has_its_one_key() -> None:
 
 @pytest.mark.parametrize("lang", ["en", "fr"])
 def test_temperature_slider_writes_the_language_s_numbers(lang: str) -> None:
-    # a slider's format has no decimal comma: in French a caption writes the value (0,50)
+    # the slider's labels are the link's spelling: in French a caption writes the value (0,50)
     at = opened("softmax", {"lang": lang, "temperature": "0.5"})
-    slider = at.main.slider(key="temperature")
-    assert slider.value == 0.5 and slider.proto.format == "%.2f"
+    slider = at.main.select_slider(key="temperature")
+    assert slider.value == 0.5 and "0.5" in slider.options
     said = [c.value for c in at.main.caption if c.value.startswith("τ = ")]
     assert said == (
         ["τ = 0,50 (de 0,05 à 20\u00a0; 1 est la formule du chapitre)"] if lang == "fr" else []
     )
+
+
+def test_the_temperature_s_stops_mirror_around_the_chapter_s_one() -> None:
+    at = opened("softmax", {})
+    slider = at.main.select_slider(key="temperature")
+    stops = [float(label) for label in slider.options]
+    assert slider.value == 1.0 and stops[len(stops) // 2] == 1.0  # in the middle of the track
+    assert stops == sorted(stops) and (stops[0], stops[-1]) == (0.05, 20.0)
+    # each stop under 1 faces one over 1 at the same place from the other end, near 1/τ (0.3, 3)
+    for low, high in zip(stops, reversed(stops), strict=True):
+        assert 0.89 < low * high < 1.12, (low, high)
+    # a link's τ between two stops is a stop of its own, drawn as it is, not the nearest one
+    at = opened("softmax", {"temperature": "0.37"})
+    slider = at.main.select_slider(key="temperature")
+    assert slider.value == 0.37 and "0.37" in slider.options and len(slider.options) == 18
+    assert not at.main.warning  # a valid value: no message

@@ -94,9 +94,9 @@ def test_a_colder_softmax_is_sharper_and_a_hotter_one_flatter() -> None:
 
 
 def test_the_temperature_reads_with_a_decimal_comma_in_french_whatever_the_browser() -> None:
-    # the slider's own numbers follow the browser's locale: in French a caption writes them
+    # the slider's own labels are the link's spelling: in French a caption writes the value
     fr = opened("softmax", {"lang": "fr", "temperature": "0.5"})
-    assert fr.slider(key="temperature").value == 0.5
+    assert fr.select_slider(key="temperature").value == 0.5
     captions = [c.value for c in fr.main.caption]
     assert "τ = 0,50 (de 0,05 à 20\u00a0; 1 est la formule du chapitre)" in captions
     en = opened("softmax", {"temperature": "0.5"})
@@ -107,7 +107,7 @@ def test_moving_the_slider_and_the_switch_redraws_the_pattern() -> None:
     at = AppTest.from_file(PAGES["softmax"], default_timeout=30)
     at.run()
     before = pattern_of(at)
-    at.slider(key="temperature").set_value(0.2).run()
+    at.select_slider(key="temperature").set_value(0.2).run()
     assert not at.exception
     cold = pattern_of(at)
     head = expected_trace({}, 0.2, True).heads[0]
