@@ -1,6 +1,6 @@
 """A page opened with a bad, unknown or ended ``class=`` link (AppTest): the lab opens as usual,
 says why in the student's language, and raises nothing; before the browser has reported what it
-keeps, nothing of the class is drawn."""
+keeps, nothing of the class is drawn; a teacher's value reaches a student as it is."""
 
 from __future__ import annotations
 
@@ -146,3 +146,21 @@ def test_an_answer_after_the_reveal_is_refused_with_a_message(store: classroom.C
     refused = md_escape(MESSAGES["not_open"]["en"])
     assert any(str(w.value) == refused for w in at.warning), [w.value for w in at.warning]
     assert [list(r) for r in store.results(code, key).rounds] == [[0] * len(q.choices)]
+
+
+def test_a_teacher_s_temperature_between_two_stops_reaches_the_student_as_it_is(
+    store: classroom.Classes,
+) -> None:
+    # τ = 0.37 is no stop of the slider's: the student's slider shows it, a stop of its own
+    code, key = store.start_class(page="softmax", values={"temperature": "0.37", "seed": "7"})
+    at = AppTest.from_file("../pages/3_softmax.py", default_timeout=30)
+    at.query_params["class"] = code
+    at.session_state["_class_ask"] = ""
+    at.session_state["_class_copy"] = {}
+    at.run()
+    assert not at.exception
+    slider = at.select_slider(key="temperature")
+    assert slider.value == 0.37 and "0.37" in slider.options
+    assert at.number_input(key="seed").value == 7
+    assert TEXT["en"]["following"].format(code=code) in shown(at)
+    store.end_class(code, key)
