@@ -24,25 +24,9 @@ TEMPERATURE = FloatRange("temperature", llm.MIN_TEMPERATURE, llm.MAX_TEMPERATURE
 # the slider's stops, about evenly spaced on a log scale: τ and 1/τ mirror each other around the
 # chapter's τ = 1, which stands in the middle of the track (on a track from 0.05 to 20 in steps
 # of 0.05 it stood at 5 % of it, and a drag never came back to it exactly)
-TAU_STOPS = (
-    0.05,
-    0.07,
-    0.1,
-    0.15,
-    0.2,
-    0.3,
-    0.5,
-    0.7,
-    1.0,
-    1.5,
-    2.0,
-    3.0,
-    5.0,
-    7.0,
-    10.0,
-    15.0,
-    20.0,
-)
+TAU_BELOW_ONE = (0.05, 0.07, 0.1, 0.15, 0.2, 0.3, 0.5, 0.7)
+TAU_ABOVE_ONE = (1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0)  # each near 1/τ of its mirror below
+TAU_STOPS = (*TAU_BELOW_ONE, 1.0, *TAU_ABOVE_ONE)
 SCALE = Flag("scale", default=True)
 # the slider's thumb value and its ends, hidden where a caption writes them instead
 TAU_IN_WORDS_CSS = """<style>
