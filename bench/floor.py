@@ -1,11 +1,12 @@
-"""Streamlit's own floor for a section that reruns alone: a bare app, the same control and charts.
+"""Streamlit's own floor for a section that reruns alone: a bare app, a slider and the same charts.
 
 What a change of /softmax's temperature cannot go under, measured beside it (``bench.fragments``):
-a page that holds nothing but an ``st.fragment`` with a slider and charts. Each key press changes
-every chart's spec (its ``layout.meta`` takes the slider's value, which plotly does not draw), so
-Streamlit mounts each chart again, as it does on the lab's page, where a new τ changes every
-number of the section. Two apps: one chart (the section's first), and the section's charts, the
-very figures the page draws at chapter 9's setting (read with AppTest).
+a page that holds nothing but an ``st.fragment`` with a slider (``st.slider``; the page's τ is a
+``select_slider`` over stops) and charts. Each key press changes every chart's spec (its
+``layout.meta`` takes the slider's value, which plotly does not draw), so Streamlit mounts each
+chart again, as it does on the lab's page, where a new τ changes every number of the section.
+Two apps: one chart (the section's first), and the section's charts, the very figures the page
+draws at chapter 9's setting (read with AppTest).
 
 Then the same two apps with each chart drawn **in place**: a keyed components-v2 element whose
 script hands every new figure to ``Plotly.react`` in the chart it drew before (plotly.js from the
