@@ -1,6 +1,6 @@
 """The what-ifs in a real browser: the temperature slider and the √d_k switch redraw page 3's
-pattern, and a token chip (clicked, or picked with the keyboard) moves the outlined row in every
-heatmap and in the URL; page 5's head view follows it."""
+pattern and keep it through a switch of language, and a token chip (clicked, or picked with the
+keyboard) moves the outlined row in every heatmap and in the URL; page 5's head view follows it."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from playwright.sync_api import Locator, Page
 import llm
 from tests.e2e.harness import (
     DEFAULT_TEXT,
+    SIDEBAR,
     Session,
     exceptions,
     expected_head,
@@ -89,6 +90,17 @@ def test_temperature_and_scale_redraw_the_pattern(session: Session) -> None:
     assert not np.allclose(np.nan_to_num(expected_pattern(0.2, False)), np.nan_to_num(cold)), (
         "the switch must change the numbers on this setting"
     )
+
+    # the language reruns the whole page and keeps τ, on the slider too: the browser sends the
+    # slider's stop back by its label, the same in both languages
+    page.locator(f"{SIDEBAR} [data-testid='stButtonGroup'] button", has_text="fr").click()
+    page.wait_for_function("document.documentElement.lang === 'fr'")
+    settle(page)
+    wait_query(page, temperature="0.2", scale="false", lang="fr")
+    wait_heatmap(page, 1, expected_pattern(0.2, False))
+    assert slider.get_attribute("aria-valuetext") == "0.2"
+    words = SOFTMAX_TEXT["fr"]["temperature_value"].format(tau="0,20", low="0,05", high="20")
+    assert words in page.locator(MAIN).inner_text()
     assert not exceptions(page)
 
 
