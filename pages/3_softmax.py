@@ -78,7 +78,7 @@ def what_if_controls() -> tuple[float, bool, DeltaGenerator | None]:
         t("temperature"),
         options=tau_stops(st.session_state["temperature"]),
         value=1.0,
-        format_func="{:g}".format,  # the link's spelling, in every language (see below)
+        format_func=TEMPERATURE.label,  # the link's spelling, in every language (see below)
         help=t("temperature_help"),
         key="temperature",
         persist_state="session",  # in the link through in_link: the section reruns alone
