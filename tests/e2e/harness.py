@@ -449,6 +449,19 @@ def expected_head(
     return h.scaled, np.where(trace.mask, h.pattern, np.nan)
 
 
+def wait_lang(page: Page, lang: str) -> None:
+    """Wait until the document says the page's language (set by the frame's component)."""
+    page.wait_for_function("(lang) => document.documentElement.lang === lang", arg=lang)
+
+
+def switch_language(page: Page, lang: str) -> None:
+    """Press the sidebar's language button ``lang``, then wait until the page is in it and idle."""
+    buttons = page.locator(f"{SIDEBAR} [data-testid='stButtonGroup'] button")
+    buttons.filter(has_text=re.compile(f"^{lang}$")).first.click()
+    wait_lang(page, lang)
+    settle(page)
+
+
 def sidebar_values(page: Page) -> dict[str, str]:
     """What the sidebar controls show, as text, keyed like the URL."""
     side = page.locator(SIDEBAR)

@@ -34,8 +34,10 @@ from tests.e2e.harness import (
     new_session,
     settle,
     start_server,
+    switch_language,
     type_seed,
     url_path,
+    wait_lang,
     wait_until,
 )
 from ui.frame.components.page_lang import page_title
@@ -146,11 +148,6 @@ def unreviewed(finding: Finding) -> list[str]:
     return rest
 
 
-def wait_lang(page: Page, lang: str) -> None:
-    """Wait until the document says the page's language (set by the frame's component)."""
-    page.wait_for_function("(lang) => document.documentElement.lang === lang", arg=lang)
-
-
 @pytest.mark.parametrize(
     "mode, lang, path, key", VIEWS, ids=[f"{m}-{lang}-{p}" for m, lang, p, _ in VIEWS]
 )
@@ -243,9 +240,7 @@ def test_streamlit_s_own_words_are_in_the_page_s_language(contexts: dict[str, Se
     assert "Print" not in menu.inner_text() and "Sombre" in menu.inner_text()
     page.keyboard.press("Escape")
 
-    page.locator("[data-testid='stSidebar'] [data-testid='stButtonGroup'] button").first.click()
-    wait_lang(page, "en")
-    settle(page)
+    switch_language(page, "en")
     en = FRAME_TEXT["en"]
     wait_until(
         page,

@@ -24,6 +24,7 @@ from tests.e2e.harness import (
     screenshot,
     settle,
     sidebar_values,
+    switch_language,
     type_seed,
     wait_heatmap,
     wait_query,
@@ -144,7 +145,7 @@ def test_language_switch(browser: Browser, server: Server) -> None:
         session.open("/softmax")
         keys = [key for _file, key, _group in PAGES]
         assert nav_labels(page) == [FRAME_TEXT["en"][k] for k in keys]
-        page.locator(SIDEBAR).locator("[data-testid='stButtonGroup'] button", has_text="fr").click()
+        switch_language(page, "fr")
         wait_query(page, lang="fr")
         page.get_by_role("heading", name=SOFTMAX_TEXT["fr"]["title"]).wait_for()
         settle(page)

@@ -13,11 +13,11 @@ from playwright.sync_api import Locator, Page
 import llm
 from tests.e2e.harness import (
     DEFAULT_TEXT,
-    SIDEBAR,
     Session,
     exceptions,
     expected_head,
     settle,
+    switch_language,
     wait_heatmap,
     wait_query,
 )
@@ -93,9 +93,7 @@ def test_temperature_and_scale_redraw_the_pattern(session: Session) -> None:
 
     # the language reruns the whole page and keeps τ, on the slider too: the browser sends the
     # slider's stop back by its label, the same in both languages
-    page.locator(f"{SIDEBAR} [data-testid='stButtonGroup'] button", has_text="fr").click()
-    page.wait_for_function("document.documentElement.lang === 'fr'")
-    settle(page)
+    switch_language(page, "fr")
     wait_query(page, temperature="0.2", scale="false", lang="fr")
     wait_heatmap(page, 1, expected_pattern(0.2, False))
     assert slider.get_attribute("aria-valuetext") == "0.2"
