@@ -13,6 +13,11 @@ script hands every new figure to ``Plotly.react`` in the chart it drew before (p
 plotly package's own copy, served by Streamlit's component file route). It answers "would a chart
 of our own that updates instead of mounting anew meet 100 ms?".
 
+Then the heatmaps as **markup**: each an inline SVG the server writes (``MARKUP``: its cells in
+the figure's colour scale, their numbers in their colours, the token labels and the title; no
+colour bar and no hover), the entropy bars still a plotly chart. It answers "would the section
+meet 100 ms if the lab drew its heatmaps itself, as markup instead of plotly charts?".
+
 - **Time**: from the key event to the frame after which every chart holds the new value and the
   app is idle again (the page's own clock, as ``bench.fragments``).
 - **Server CPU**: the process's CPU time per change, key to 150 ms after the screen settled.
@@ -112,6 +117,111 @@ def section():
 section()
 '''
 
+# the markup variant: the same section, its heatmaps inline SVG written by the server (cells,
+# numbers, labels, title), its bar chart still a plotly chart
+MARKUP = '''
+import base64
+import html
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import streamlit as st
+from plotly.basedatatypes import BaseFigure
+
+
+class Sent(BaseFigure):
+    def __init__(self, spec):
+        self._spec = spec
+
+    def to_dict(self):
+        return self._spec
+
+
+SPECS = json.loads((Path(__file__).parent / "specs.json").read_text())
+CONFIG = {"displayModeBar": False}
+SPAN = re.compile(r"<span style=.color:(#[0-9a-fA-F]+).>(.*)</span>")
+
+
+def values(z):
+    """A typed array of plotly's wire format as a numpy matrix."""
+    if not isinstance(z, dict):
+        return np.array(z, dtype=float)
+    flat = np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"])
+    return flat.reshape([int(n) for n in str(z["shape"]).split(",")])
+
+
+def channels(c):
+    """A colour's red, green and blue: "#440154" or "rgb(5,48,97)"."""
+    if c.startswith("#"):
+        return np.array([int(c[k : k + 2], 16) for k in (1, 3, 5)])
+    return np.array([float(v) for v in c[c.index("(") + 1 : -1].split(",")])
+
+
+def colour(scale, t):
+    """The colour at t (0..1) of a plotly colour scale, linear in RGB."""
+    stops = [s for s, _ in scale]
+    i = max(1, min(len(stops) - 1, int(np.searchsorted(stops, t))))
+    (s0, c0), (s1, c1) = scale[i - 1], scale[i]
+    f = 0.0 if s1 == s0 else (t - s0) / (s1 - s0)
+    a, b = (channels(c) for c in (c0, c1))
+    return "rgb({:.0f},{:.0f},{:.0f})".format(*(a + (b - a) * f))
+
+
+def text(x, y, words, **attrs):
+    """An SVG text at (x, y), its words escaped."""
+    more = "".join(f" {k.replace('_', '-')}='{v}'" for k, v in attrs.items())
+    return f"<text x='{x:.1f}' y='{y:.1f}'{more}>{html.escape(str(words))}</text>"
+
+
+def svg(spec, meta):
+    """One heatmap of the section as an SVG the size of its figure."""
+    trace, layout = spec["data"][0], spec["layout"]
+    z, m = values(trace["z"]), layout["margin"]
+    rows, cols = z.shape
+    cell = (layout["width"] - m["l"] - m["r"]) / cols
+    lo, hi = trace.get("zmin", np.nanmin(z)), trace.get("zmax", np.nanmax(z))
+    font = trace.get("textfont", {})
+    size = (layout["width"], layout["height"], font.get("size", 12))
+    out = ["<svg data-meta='{}' role='img' width='{}' height='{}' font-size='{}'>".format(
+        meta, *size)]
+    title = re.sub("<[^>]+>", "", layout.get("title", {}).get("text", ""))  # plotly's <b>, <br>
+    out.append(text(m["l"], 20, title, font_weight="bold"))
+    for i in range(rows):
+        y = m["t"] + i * cell
+        out.append(text(m["l"] - 6, y + cell / 2 + 4, trace["y"][i], text_anchor="end"))
+        for j in range(cols):
+            x, v = m["l"] + j * cell, z[i, j]
+            fill = "#c5c8d2" if np.isnan(v) else colour(trace["colorscale"], (v - lo) / (hi - lo))
+            out.append(f"<rect x='{x:.1f}' y='{y:.1f}' width='{cell - 1:.1f}' "
+                       f"height='{cell - 1:.1f}' fill='{fill}'/>")
+            found = SPAN.fullmatch(trace["text"][i][j])
+            ink = font.get("color", "#000")
+            ink, number = found.groups() if found else (ink, trace["text"][i][j])
+            out.append(text(x + cell / 2, y + cell / 2 + 4, number, fill=ink, text_anchor="middle"))
+    for j in range(cols):
+        out.append(text(m["l"] + (j + 0.5) * cell, m["t"] + rows * cell + 16, trace["x"][j],
+                        text_anchor="middle"))
+    return "".join(out) + "</svg>"
+
+
+@st.fragment
+def section():
+    tau = st.slider("temperature", 0.05, 20.0, 1.0, step=0.05, key="temperature")
+    shown = SPECS[: int(st.query_params.get("charts", len(SPECS)))]
+    maps = "".join(svg(spec, tau) for spec in shown if spec["data"][0]["type"] == "heatmap")
+    st.markdown(f"<div style='display:flex;flex-wrap:wrap;gap:16px'>{maps}</div>",
+                unsafe_allow_html=True)
+    for i, spec in enumerate(s for s in shown if s["data"][0]["type"] != "heatmap"):
+        layout = {**spec["layout"], "meta": tau}
+        st.plotly_chart(Sent({"data": spec["data"], "layout": layout}), key=f"chart{i}",
+                        config=CONFIG, theme=None)
+
+
+section()
+'''
+
 # true once every chart holds the slider's value and the app is idle again
 HOLDS_JS = """
 (want) => {
@@ -121,7 +231,10 @@ HOLDS_JS = """
   if (!last || last[1] !== 'notRunning') return false;
   const gds = [...document.querySelectorAll('.js-plotly-plot')];
   const holds = (gd) => gd._fullLayout && Math.abs(gd._fullLayout.meta - want) < 1e-9;
-  if (!gds.length || !gds.every(holds)) return false;
+  const svgs = [...document.querySelectorAll('svg[data-meta]')];  // MARKUP's heatmaps
+  const marked = (svg) => Math.abs(parseFloat(svg.dataset.meta) - want) < 1e-9;
+  if (!gds.length && !svgs.length) return false;
+  if (!gds.every(holds) || !svgs.every(marked)) return false;
   b.settled = performance.now();
   return true;
 }
@@ -151,7 +264,7 @@ def run(browser, specs: list[dict], rounds: int) -> dict:
         (folder / "specs.json").write_text(json.dumps(specs))
         shutil.copytree(ROOT / ".streamlit", folder / ".streamlit")
         out = {"charts": len(specs), "apps": []}
-        for drawn, app in (("anew", APP), ("in place", IN_PLACE)):
+        for drawn, app in (("anew", APP), ("in place", IN_PLACE), ("as markup", MARKUP)):
             (folder / "app.py").write_text(app)
             with streamlit_server(root=folder) as server:
                 for count in sorted({1, len(specs)}):
@@ -202,7 +315,10 @@ def _app_run(browser, server, count: int, rounds: int, waits: tuple[str, str, fl
 def what_app(app: dict, section: str = "the section's") -> str:
     """What a bare app draws, in words: "1 chart" or "the section's 4 charts", and how."""
     what = "1 chart" if app["charts"] == 1 else f"{section} {app['charts']} charts"
-    return what + (", drawn in place" if app.get("drawn") == "in place" else "")
+    drawn = app.get("drawn", "anew")
+    if drawn == "as markup":
+        return "1 heatmap as SVG markup" if app["charts"] == 1 else what + ", heatmaps as SVG"
+    return what + (", drawn in place" if drawn == "in place" else "")
 
 
 def render_rows(floor: dict) -> list[str]:

@@ -298,7 +298,9 @@ def render(r: dict) -> list[str]:
             "of them, the same figures. A changed chart is a new element to Streamlit 1.67 (its "
             "id hashes the figure), so the browser draws it anew; the section's charts change "
             "with every τ. *drawn in place*: the same charts as a keyed components-v2 element "
-            "that hands each new figure to `Plotly.react` in the chart it drew before.",
+            "that hands each new figure to `Plotly.react` in the chart it drew before. *as SVG*: "
+            "the heatmaps as inline SVG the server writes (cells, numbers, labels, title; no "
+            "colour bar, no hover) in one `st.markdown`, the entropy bars still a plotly chart.",
         ]
     lines += ["", f"Load average {r['loadavg_start']} → {r['loadavg_end']}."]
     return lines
