@@ -1,6 +1,8 @@
 """Page 3: scale by sqrt(d_k), hide the future, softmax each row (chapter 8, cell 3), and what
 changes with a temperature or without √d_k."""
 
+from contextlib import nullcontext
+
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
@@ -88,7 +90,7 @@ def what_if_controls() -> tuple[float, bool, DeltaGenerator | None]:
         # the slider's own labels are the link's spelling (0.5) in every language: the browser
         # sends a stop back by its label, and a label that changed with the language would not
         # be found again; in French they give way to a caption that writes the decimal comma
-        st.html(TAU_IN_WORDS_CSS)
+        # (TAU_IN_WORDS_CSS, drawn outside the section)
         low, high = num(llm.MIN_TEMPERATURE, 2, s.lang), num(llm.MAX_TEMPERATURE, 0, s.lang)
         tau_col.caption(t("temperature_value", tau=num(tau, 2, s.lang), low=low, high=high))
     scale = scale_col.toggle(
@@ -185,10 +187,9 @@ def readable_code(tau: float, scale: bool, moved: bool) -> None:
 def what_ifs() -> None:
     """The what-ifs and everything they change, a section that reruns alone: the temperature,
     the √d_k switch and the token chips, S, the mask, A and its entropies, the tables, the
-    readable code's agreement and the note on the exercise. The √d_k measurement depends on
-    none of them: it follows the section, outside it, and is not sent again on a change."""
-    st.subheader(t("whatif"), anchor=False)
-    st.write(t("whatif_intro"))
+    readable code's agreement and the note on the exercise. Its heading and introduction, and
+    the √d_k measurement, depend on none of them: they stand outside it, and are not sent
+    again on a change (each element a section sends costs the browser a render of the page)."""
     tau, scale, chips_col = what_if_controls()
     moved = tau != 1.0 or not scale
     # the chapter's formula (τ = 1, with √d_k) is the frame's own lab, the one every page shows
@@ -196,7 +197,7 @@ def what_ifs() -> None:
     head = lab.trace.heads[s.head]
     if moved:
         moved_note(tau, scale)
-    with chips_col if chips_col is not None else st.container():
+    with chips_col if chips_col is not None else nullcontext():
         i = token_chips(labels, s.lang, s.value("token"))
         st.caption(following(labels, i, s.lang))
     maps(softmax_figures(s.setting, Look.of(s), s.head, tau, scale, i), head)
@@ -207,6 +208,10 @@ def what_ifs() -> None:
 
 
 # --- the what-ifs: a temperature and the √d_k switch (the chapter: τ = 1, with √d_k)
+st.subheader(t("whatif"), anchor=False)
+st.write(t("whatif_intro"))
+if s.lang == "fr":
+    st.html(TAU_IN_WORDS_CSS)  # the slider's labels give way to the section's French caption
 what_ifs()
 why_sqrt()
 your_turn(s.lang, s.lab, "softmax", s.head, s.causal)  # the chapter's lab: τ = 1, with √d_k
