@@ -92,14 +92,32 @@ def test_temperature_and_scale_redraw_the_pattern(session: Session) -> None:
     )
 
     # the language reruns the whole page and keeps τ, on the slider too: the browser sends the
-    # slider's stop back by its label, the same in both languages
+    # slider's stop back by its label, the same in both languages; a screen reader hears it
+    # with the page's decimal comma, a new stop too, and the point again back in English
     switch_language(page, "fr")
     wait_query(page, temperature="0.2", scale="false", lang="fr")
     wait_heatmap(page, 1, expected_pattern(0.2, False))
-    assert slider.get_attribute("aria-valuetext") == "0.2"
+    wait_valuetext(slider, "0,2")
     words = SOFTMAX_TEXT["fr"]["temperature_value"].format(tau="0,20", low="0,05", high="20")
     assert words in page.locator(MAIN).inner_text()
+    slider.press("ArrowLeft")
+    wait_query(page, temperature="0.15", scale="false", lang="fr")
+    wait_valuetext(slider, "0,15")
+    switch_language(page, "en")
+    wait_query(page, temperature="0.15", lang=None)
+    wait_valuetext(slider, "0.15")
     assert not exceptions(page)
+
+
+def wait_valuetext(slider: Locator, text: str) -> None:
+    """Wait until the slider's value, as a screen reader says it, is ``text``."""
+    found = slider.get_attribute("aria-valuetext")
+    for _ in range(50):
+        if found == text:
+            return
+        slider.page.wait_for_timeout(100)
+        found = slider.get_attribute("aria-valuetext")
+    raise AssertionError(f"the slider says {found!r}, not {text!r}")
 
 
 def test_a_token_chip_moves_the_outline_by_mouse_and_keyboard(session: Session) -> None:

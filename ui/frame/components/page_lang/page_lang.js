@@ -114,6 +114,11 @@ const TEXTS = [
     "Le serveur du labo ne répond pas. Es-tu connecté à Internet ?",
   ],
 ];
+// a slider's value as a screen reader says it: Streamlit names a select_slider's stop by its
+// label, which is the link's spelling (0.5) in every language (pages/3_softmax.py says why); on a
+// French page, a decimal comma
+const VALUES = [[/^(\d+)\.(\d+)$/, "$1,$2"]];
+const VALUED = "input[type='range'][aria-valuetext], [role='slider'][aria-valuetext]";
 const NAMED = "[aria-label], [placeholder]";
 // the hint under a field, the main menu (its theme choices, Print, Record screen), and the
 // connection's state: its label, its tooltip, its dialog
@@ -160,6 +165,10 @@ function ownWords() {
       const text = el.getAttribute(name);
       if (text !== null) inLanguage(el, name, text, NAMES, (t) => el.setAttribute(name, t));
     }
+  }
+  for (const el of document.querySelectorAll(VALUED)) {
+    const text = el.getAttribute("aria-valuetext");
+    inLanguage(el, "aria-valuetext", text, VALUES, (t) => el.setAttribute("aria-valuetext", t));
   }
   for (const box of document.querySelectorAll(WORDED)) {
     const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
@@ -228,12 +237,13 @@ export default function ({ data, parentElement }) {
     head.observe(document.documentElement, { attributes: true, attributeFilter: ["lang"] });
     head.observe(document.head, { childList: true, subtree: true, characterData: true });
     const body = new MutationObserver(later);
-    // the page's new elements (a hint, the main menu), and a name it writes again on an element
-    // it keeps; not every text's change: a field's counter changes with each key
+    // the page's new elements (a hint, the main menu), and a name or a slider's value it writes
+    // again on an element it keeps; not every text's change: a field's counter changes with
+    // each key
     body.observe(document.body, {
       childList: true,
       subtree: true,
-      attributeFilter: ["aria-label", "placeholder"],
+      attributeFilter: ["aria-label", "placeholder", "aria-valuetext"],
     });
     window.addEventListener("resize", later);
     window.__pageLangObserver = [head, body];
