@@ -34,9 +34,9 @@ from pathlib import Path
 from bench.browser import GRACE_S, QUIET_JS, SPLIT_JS, STATE_JS, TIMING_JS, _split_summary
 from bench.common import ROOT, streamlit_server, summary
 
-# the bare app: one slider in a fragment, the charts under it, sent as the lab sends them (the
-# figure's own dict, no plotly object, no template), nothing else on the page
-APP = """
+# what both apps that send plotly charts start with: the figures, sent as the lab sends them (the
+# figure's own dict, no plotly object, no template)
+SENT = """
 import json
 from pathlib import Path
 
@@ -56,6 +56,10 @@ SPECS = json.loads((Path(__file__).parent / "specs.json").read_text())
 CONFIG = {"displayModeBar": False}
 
 
+"""
+
+# the bare app: one slider in a fragment, the charts under it, nothing else on the page
+_SECTION = """
 @st.fragment
 def section():
     tau = st.slider("temperature", 0.05, 20.0, 1.0, step=0.05, key="temperature")
@@ -68,6 +72,7 @@ def section():
 
 section()
 """
+APP = SENT + _SECTION
 
 # the in-place variant: the same section, each chart a keyed components-v2 element that keeps
 # its div from one rerun to the next and redraws it with Plotly.react
@@ -119,28 +124,13 @@ section()
 
 # the markup variant: the same section, its heatmaps inline SVG written by the server (cells,
 # numbers, labels, title), its bar chart still a plotly chart
-MARKUP = '''
+_MARKUP = '''
 import base64
 import html
-import json
 import re
-from pathlib import Path
 
 import numpy as np
-import streamlit as st
-from plotly.basedatatypes import BaseFigure
 
-
-class Sent(BaseFigure):
-    def __init__(self, spec):
-        self._spec = spec
-
-    def to_dict(self):
-        return self._spec
-
-
-SPECS = json.loads((Path(__file__).parent / "specs.json").read_text())
-CONFIG = {"displayModeBar": False}
 SPAN = re.compile(r"<span style=.color:(#[0-9a-fA-F]+).>(.*)</span>")
 
 
@@ -221,6 +211,7 @@ def section():
 
 section()
 '''
+MARKUP = SENT + _MARKUP
 
 # true once every chart holds the slider's value and the app is idle again
 HOLDS_JS = """
