@@ -12,7 +12,7 @@ from ui.draw.sections import folded, lazy_tabs, show_code
 from ui.draw.style import Look
 from ui.draw.tables import matrix_table
 from ui.draw.wire import show_figure, show_figures
-from ui.frame.controls import in_link, start_on
+from ui.frame.controls import in_link, start_on, value_in_words
 from ui.frame.follow import TOKEN, following, token_chips
 from ui.frame.page import frame
 from ui.frame.url_values import Flag, FloatRange
@@ -30,11 +30,6 @@ TAU_BELOW_ONE = (0.05, 0.07, 0.1, 0.15, 0.2, 0.3, 0.5, 0.7)
 TAU_ABOVE_ONE = (1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0)  # each near 1/τ of its mirror below
 TAU_STOPS = (*TAU_BELOW_ONE, 1.0, *TAU_ABOVE_ONE)
 SCALE = Flag("scale", default=True)
-# the slider's thumb value and its ends, hidden where a caption writes them instead
-TAU_IN_WORDS_CSS = """<style>
-.st-key-temperature [data-testid="stSliderThumbValue"] { visibility: hidden; }
-.st-key-temperature [data-testid="stSliderTickBar"] { display: none; }
-</style>"""
 # the chapter's formula and its mask
 FORMULA = r"A = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}} + M\right)"
 MASK = r"M_{ij} = \begin{cases} 0 & j \le i \\ -\infty & j > i \end{cases}"
@@ -90,7 +85,7 @@ def what_if_controls() -> tuple[float, bool, DeltaGenerator | None]:
         # the slider's own labels are the link's spelling (0.5) in every language: the browser
         # sends a stop back by its label, and a label that changed with the language would not
         # be found again; in French they give way to a caption that writes the decimal comma
-        # (TAU_IN_WORDS_CSS, drawn outside the section)
+        # (value_in_words, outside the section)
         low, high = num(llm.MIN_TEMPERATURE, 2, s.lang), num(llm.MAX_TEMPERATURE, 0, s.lang)
         tau_col.caption(t("temperature_value", tau=num(tau, 2, s.lang), low=low, high=high))
     scale = scale_col.toggle(
@@ -211,7 +206,7 @@ def what_ifs() -> None:
 st.subheader(t("whatif"), anchor=False)
 st.write(t("whatif_intro"))
 if s.lang == "fr":
-    st.html(TAU_IN_WORDS_CSS)  # the slider's labels give way to the section's French caption
+    value_in_words("temperature")  # the slider's labels give way to the section's caption
 what_ifs()
 why_sqrt()
 your_turn(s.lang, s.lab, "softmax", s.head, s.causal)  # the chapter's lab: τ = 1, with √d_k

@@ -10,7 +10,7 @@ from ui.draw.sections import folded, show_code
 from ui.draw.style import Look
 from ui.draw.tables import matrix_table, number_table
 from ui.draw.wire import show_figures, show_pieces
-from ui.frame.controls import in_link, start_on
+from ui.frame.controls import in_link, start_on, value_in_words
 from ui.frame.page import frame
 from ui.frame.url_values import Choice, Refused, Sizes
 from ui.lab.compute import layer_norm_agreement
@@ -78,6 +78,9 @@ def eps_slider() -> float:
         persist_state="session",  # in the link through in_link: the section reruns alone
     )
     in_link(EPS, eps)
+    if s.lang == "fr":  # the slider's labels are the link's spelling: the caption says "0,001"
+        low, high = eps_label(EPS_OPTIONS[0]), eps_label(EPS_OPTIONS[-1])
+        st.caption(t("eps_value", eps=num(eps, 6, s.lang, "g"), low=low, high=high))
     return eps
 
 
@@ -138,6 +141,8 @@ def with_eps() -> None:
     folds(eps, resid, ln_out)
 
 
+if s.lang == "fr":
+    value_in_words("eps")  # the slider's labels give way to the section's caption
 with_eps()
 # the cell checks on the page's eps: read when Check is pressed, as the slider reruns alone
 your_turn(

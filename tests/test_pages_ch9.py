@@ -336,6 +336,21 @@ def test_layernorm_large_eps_lowers_the_std() -> None:
     assert "eps = 1" in grid_titles(at, "matrices")[3]
 
 
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_eps_slider_writes_the_language_s_numbers(lang: str) -> None:
+    # the slider's labels are the link's spelling: in French a caption writes eps (0,001), and
+    # the page styles the slider's own value and ends away
+    at = opened("layernorm", {"lang": lang, "eps": "0.001"})
+    slider = at.main.select_slider(key="eps")
+    assert slider.value == 1e-3 and "0.001" in slider.options
+    said = [c.value for c in at.main.caption if c.value.startswith("eps = ")]
+    assert said == (
+        ["eps = 0,001 (de 1e-12 à 1\u00a0; le chapitre prend 1e-5)"] if lang == "fr" else []
+    )
+    hidden = [h.proto.body for h in at.get("html") if ".st-key-eps" in h.proto.body]
+    assert len(hidden) == (1 if lang == "fr" else 0)
+
+
 def test_layernorm_bad_eps_is_replaced_and_said() -> None:
     at = opened("layernorm", {"eps": "banana"})
     assert at.select_slider(key="eps").value == 1e-5

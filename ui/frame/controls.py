@@ -1,5 +1,5 @@
-"""What every page's own control takes: bound to the URL, and kept for the session; and the
-link for a control whose shown labels are translated.
+"""What every page's own control takes: bound to the URL, and kept for the session; the link
+for a control whose shown labels are translated; and a slider's value in French words.
 
 ``st.slider(label, ..., key="layers", **BOUND)``: the value is read from and written to the
 query parameter named by ``key`` (so a link shares it), and it survives a visit to another page.
@@ -47,3 +47,17 @@ def in_link(value: Value, shown: object) -> None:
     ``persist_state="session"`` alone and written here.
     """
     keep_in_link(value.name, value.label(shown), value.label(value.default))
+
+
+def value_in_words(key: str) -> None:
+    """On a French page, hide the value and the ends that the slider ``key`` writes itself: its
+    stops are labelled as the link spells them (0.5, 0.001) in every language, since the browser
+    sends a stop back by its label and a label that changed with the language would not be found
+    again; the page writes them with a decimal comma in a caption under it. Call it outside the
+    slider's section that reruns alone: the style is drawn once per page run, not per change."""
+    st.html(
+        f"""<style>
+.st-key-{key} [data-testid="stSliderThumbValue"] {{ visibility: hidden; }}
+.st-key-{key} [data-testid="stSliderTickBar"] {{ display: none; }}
+</style>"""
+    )
