@@ -50,11 +50,11 @@ def in_link(value: Value, shown: object) -> None:
 
 
 def value_in_words(key: str) -> None:
-    """On a French page, hide the value and the ends that the slider ``key`` writes itself: its
-    stops are labelled as the link spells them (0.5, 0.001) in every language, since the browser
-    sends a stop back by its label and a label that changed with the language would not be found
-    again; the page writes them with a decimal comma in a caption under it. Call it outside the
-    slider's section that reruns alone: the style is drawn once per page run, not per change."""
+    """Hide the value and the ends that the slider ``key`` writes itself, on a French page whose
+    caption under the slider writes them with a decimal comma instead: the stops are labelled as
+    the link spells them (0.5, 0.001) in every language, since the browser sends a stop back by
+    its label and a label that changed with the language would not be found again. Call it
+    outside the slider's section that reruns alone: drawn once a page run, not once a change."""
     st.html(
         f"""<style>
 .st-key-{key} [data-testid="stSliderThumbValue"] {{ visibility: hidden; }}

@@ -9,9 +9,9 @@ ships in this folder and runs in the app's own document; it draws nothing. The p
 previous and next links, whose visible label is a page number, are given the page's name.
 Streamlit's own names and hints, English on every page ("Help for Phrase", "Press Enter to
 apply"), are said in French on a French page (WCAG 3.1.2), and a slider's decimal value (τ's
-0.5, a stop labelled as the link spells it) with a decimal comma. A page the server opens (a student
-taken to the teacher's next page, or into a class from the home page's box) starts at its top,
-as a link of the sidebar does.
+0.5, a stop labelled as the link spells it) with a decimal comma. A page the server opens (a
+student taken to the teacher's next page, or into a class from the home page's box) starts at
+its top, as a link of the sidebar does.
 """
 
 from __future__ import annotations
