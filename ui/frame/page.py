@@ -40,6 +40,7 @@ from ui.frame.reflow import REFLOW_CSS
 from ui.frame.shared import PRESETS, SHARED, Shared, shared_controls, unused_css
 from ui.frame.url_check import SHARED_KEYS, check_url, page_values
 from ui.frame.url_values import Sizes, Value
+from ui.frame.widget_state import lookup_own_key
 from ui.lab.compute import Lab, Setting, compute_lab
 from ui.text import LANGS, pick, translator
 from ui.text.common import TEXT
@@ -125,6 +126,7 @@ def frame(page: str, values: tuple[Value, ...] = (), uses: Collection[str] = SHA
     sidebar and in presenter mode's bar; the others are hidden in their place, their values kept
     in the session and the link (the learned-heads page has its own model: ``uses=()``).
     """
+    lookup_own_key()
     freeze_imports()
     current = page_file(page)
     present = _presenting()
