@@ -66,9 +66,12 @@ st.write(t("layernorm"))
 
 def eps_slider() -> float:
     """The eps slider, started on the link's number whatever its spelling (eps=1e-05,
-    eps=0.00001): the link then takes the slider's own spelling."""
+    eps=0.00001): the link then takes the slider's own spelling. In French a caption beside it
+    writes eps with a decimal comma (beside, not under: the first chart stays on a projector's
+    first screen)."""
     start_on(EPS, s.value("eps"))
-    eps = st.select_slider(
+    box, words = st.columns([3, 2], vertical_alignment="center") if s.lang == "fr" else (st, None)
+    eps = box.select_slider(
         t("eps"),
         options=EPS_OPTIONS,
         value=EPS_DEFAULT,
@@ -78,9 +81,9 @@ def eps_slider() -> float:
         persist_state="session",  # in the link through in_link: the section reruns alone
     )
     in_link(EPS, eps)
-    if s.lang == "fr":  # the slider's labels are the link's spelling: the caption says "0,001"
+    if words is not None:  # the slider's labels are the link's spelling: the caption says 0,001
         low, high = eps_label(EPS_OPTIONS[0]), eps_label(EPS_OPTIONS[-1])
-        st.caption(t("eps_value", eps=num(eps, 6, s.lang, "g"), low=low, high=high))
+        words.caption(t("eps_value", eps=num(eps, 6, s.lang, "g"), low=low, high=high))
     return eps
 
 
