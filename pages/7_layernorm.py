@@ -1,5 +1,7 @@
 """Page 7: the residual connection, then LayerNorm on every row (chapter 9, cells 3 and 4)."""
 
+from contextlib import nullcontext
+
 import numpy as np
 import streamlit as st
 
@@ -58,10 +60,12 @@ features = feature_labels(s.cfg.d_model)
 st.title(t("title"), anchor=False)
 st.latex(r"\mathrm{resid} = X + \mathrm{attn\_out}")
 st.latex(r"\mathrm{ln\_out}_i = \frac{\mathrm{resid}_i - \mu_i}{\sqrt{\sigma_i^2 + \varepsilon}}")
-st.write(t("intro"))
-st.markdown(f"- {t('reason_gradient')}\n- {t('reason_drift')}")
-st.write(t("residual"))
-st.write(t("layernorm"))
+# presenter mode: why the residual and LayerNorm fold away, so that the four matrices start on a
+# 1280 × 720 projector's first screen, as /depth's and /learned's introductions do
+with st.expander(t("why")) if s.present else nullcontext():
+    # the introduction, its two reasons and the two fixes: one element
+    reasons = f"- {t('reason_gradient')}\n- {t('reason_drift')}"
+    st.markdown("\n\n".join([t("intro"), reasons, t("residual"), t("layernorm")]))
 
 
 def eps_slider() -> float:

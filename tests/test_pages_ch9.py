@@ -337,6 +337,21 @@ def test_layernorm_large_eps_lowers_the_std() -> None:
 
 
 @pytest.mark.parametrize("lang", ["en", "fr"])
+def test_presenter_mode_folds_why_the_residual_and_layernorm(lang: str) -> None:
+    # on a projector the four matrices start on the first screen; the reasons stay one click away
+    words = LAYERNORM_TEXT[lang]
+    at = opened("layernorm", {"lang": lang, "present": "true"})
+    folded = [e for e in at.main.expander if e.label == words["why"]]
+    assert len(folded) == 1
+    (text,) = [m.value for m in folded[0].markdown]
+    assert words["intro"] in text and words["reason_drift"] in text and words["layernorm"] in text
+    plain = opened("layernorm", {"lang": lang})
+    assert not [e for e in plain.main.expander if e.label == words["why"]]
+    shown = "\n".join(m.value for m in plain.main.markdown)
+    assert words["residual"] in shown and words["reason_gradient"] in shown
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
 def test_eps_slider_writes_the_language_s_numbers(lang: str) -> None:
     # the slider's labels are the link's spelling: in French a caption writes eps (0,001), and
     # the page styles the slider's own value and ends away

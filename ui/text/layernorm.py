@@ -3,6 +3,7 @@
 TEXT = {
     "en": {
         "title": "7. Residual + LayerNorm",
+        "why": "Why a residual connection and a LayerNorm",
         "intro": "If we plugged the attention sublayer straight into the next attention sublayer, training would collapse. Two reasons, both painful:",
         "reason_gradient": "**Vanishing gradient.** Each sublayer squeezes the gradient signal a little. Stack 12 of them and the gradient at the bottom is microscopic.",
         "reason_drift": "**Representation drift.** Each sublayer transforms the activations into a different geometry. Stack many and the magnitudes explode or collapse to zero.",
@@ -42,6 +43,7 @@ TEXT = {
     },
     "fr": {
         "title": "7. Résiduel + LayerNorm",
+        "why": "Pourquoi une connexion résiduelle et une LayerNorm",
         "intro": "Si on branchait la sous-couche d’attention directement dans la sous-couche d’attention suivante, l’entraînement s’effondrerait. Deux raisons, toutes deux pénibles :",
         "reason_gradient": "**Gradient qui disparaît.** Chaque sous-couche comprime un peu le signal du gradient. Empiles-en 12 et le gradient tout en bas est microscopique.",
         "reason_drift": "**Dérive des représentations.** Chaque sous-couche transforme les activations dans une géométrie différente. Empiles-en beaucoup et les magnitudes explosent ou s’écrasent à zéro.",
