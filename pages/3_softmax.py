@@ -205,8 +205,7 @@ def what_ifs() -> None:
 # --- the what-ifs: a temperature and the √d_k switch (the chapter: τ = 1, with √d_k)
 st.subheader(t("whatif"), anchor=False)
 st.write(t("whatif_intro"))
-if s.lang == "fr":
-    value_in_words("temperature")  # the slider's labels give way to the section's caption
+value_in_words("temperature", s.lang)  # in French, the slider's labels give way to a caption
 what_ifs()
 why_sqrt()
 your_turn(s.lang, s.lab, "softmax", s.head, s.causal)  # the chapter's lab: τ = 1, with √d_k

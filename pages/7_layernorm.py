@@ -148,8 +148,7 @@ def with_eps() -> None:
     folds(eps, resid, ln_out)
 
 
-if s.lang == "fr":
-    value_in_words("eps")  # the slider's labels give way to the section's caption
+value_in_words("eps", s.lang)  # in French, the slider's labels give way to a caption
 with_eps()
 # the cell checks on the page's eps: read when Check is pressed, as the slider reruns alone
 your_turn(

@@ -49,12 +49,15 @@ def in_link(value: Value, shown: object) -> None:
     keep_in_link(value.name, value.label(shown), value.label(value.default))
 
 
-def value_in_words(key: str) -> None:
-    """Hide the value and the ends that the slider ``key`` writes itself, on a French page whose
-    caption under the slider writes them with a decimal comma instead: the stops are labelled as
-    the link spells them (0.5, 0.001) in every language, since the browser sends a stop back by
-    its label and a label that changed with the language would not be found again. Call it
-    outside the slider's section that reruns alone: drawn once a page run, not once a change."""
+def value_in_words(key: str, lang: str) -> None:
+    """On a French page (``lang``), hide the value and the ends that the slider ``key`` writes
+    itself, where a caption beside or under the slider writes them with a decimal comma instead:
+    the stops are labelled as the link spells them (0.5, 0.001) in every language, since the
+    browser sends a stop back by its label and a label that changed with the language would not
+    be found again. Draws nothing on an English page. Call it outside the slider's section that
+    reruns alone: drawn once a page run, not once a change."""
+    if lang != "fr":
+        return
     st.html(
         f"""<style>
 .st-key-{key} [data-testid="stSliderThumbValue"] {{ visibility: hidden; }}
