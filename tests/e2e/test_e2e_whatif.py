@@ -20,6 +20,7 @@ from tests.e2e.harness import (
     switch_language,
     wait_heatmap,
     wait_query,
+    wait_until,
 )
 from ui.frame.follow import OUTLINE
 from ui.text.softmax import TEXT as SOFTMAX_TEXT
@@ -64,6 +65,11 @@ def chip(page: Page, label: str) -> Locator:
     return buttons.filter(has_text=re.compile(f"^{re.escape(label)}$")).first
 
 
+def says(slider: Locator, text: str) -> bool:
+    """Whether the slider's value, as a screen reader says it, is ``text``."""
+    return slider.get_attribute("aria-valuetext") == text
+
+
 def first_visit(session: Session, path: str) -> None:
     """Open a page, allowing a cold server (the first visit of a session) more time."""
     session.page.goto(session.base + path)
@@ -97,27 +103,16 @@ def test_temperature_and_scale_redraw_the_pattern(session: Session) -> None:
     switch_language(page, "fr")
     wait_query(page, temperature="0.2", scale="false", lang="fr")
     wait_heatmap(page, 1, expected_pattern(0.2, False))
-    wait_valuetext(slider, "0,2")
+    wait_until(page, lambda: says(slider, "0,2"), 'the slider saying "0,2"', timeout=5.0)
     words = SOFTMAX_TEXT["fr"]["temperature_value"].format(tau="0,20", low="0,05", high="20")
     assert words in page.locator(MAIN).inner_text()
     slider.press("ArrowLeft")
     wait_query(page, temperature="0.15", scale="false", lang="fr")
-    wait_valuetext(slider, "0,15")
+    wait_until(page, lambda: says(slider, "0,15"), 'the slider saying "0,15"', timeout=5.0)
     switch_language(page, "en")
     wait_query(page, temperature="0.15", lang=None)
-    wait_valuetext(slider, "0.15")
+    wait_until(page, lambda: says(slider, "0.15"), 'the slider saying "0.15"', timeout=5.0)
     assert not exceptions(page)
-
-
-def wait_valuetext(slider: Locator, text: str) -> None:
-    """Wait until the slider's value, as a screen reader says it, is ``text``."""
-    found = slider.get_attribute("aria-valuetext")
-    for _ in range(50):
-        if found == text:
-            return
-        slider.page.wait_for_timeout(100)
-        found = slider.get_attribute("aria-valuetext")
-    raise AssertionError(f"the slider says {found!r}, not {text!r}")
 
 
 def test_a_token_chip_moves_the_outline_by_mouse_and_keyboard(session: Session) -> None:
