@@ -71,7 +71,7 @@ _RUN = """async (tags) => {
         targets: rule.nodes.map((node) => node.target.map(String).join(' >>> ')),
         messages: rule.nodes.map((node) =>
             [...node.any, ...node.all, ...node.none].map((check) => check.message).join(' | ')),
-        html: rule.nodes.map((node) => node.html.slice(0, 300)),
+        html: rule.nodes.map((node) => Array.from(node.html).slice(0, 300).join('')),
         where: rule.nodes.map((node) => where(node.element)),
         ratio: rule.nodes.map((node) => contrast(node.element)),
     }));

@@ -501,7 +501,9 @@ def wait_query(page: Page, timeout: float = WAIT_MS / 1000, **values: str | None
 SUMMARY_JS = """() => {
     const app = document.querySelector("[data-testid='stApp']");
     const main = document.querySelector("[data-testid='stMain']");
-    const text = main ? main.innerText.replace(/\\s+/g, " ").slice(0, 300) : "no main";
+    // whole characters: a cut through a pair of UTF-16 halves (a math letter) cannot be sent
+    const text = main
+        ? Array.from(main.innerText.replace(/\\s+/g, " ")).slice(0, 300).join("") : "no main";
     const stores = JSON.stringify(window.__localStoreTrace || []);
     return `script ${app ? app.dataset.testScriptState : "absent"}, page: ${text}; `
         + `at ${Math.round(performance.now())} ms, the browser stores did ${stores}`;

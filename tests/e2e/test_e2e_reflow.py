@@ -29,8 +29,9 @@ DESCRIBE = """() => {
         const key = el.closest('[class*="st-key-"]');
         const k = key ? '.' + [...key.classList].find(c => c.startsWith('st-key-')) + ' ' : '';
         const id = el.closest('[data-testid]');
-        const words = (el.getAttribute('aria-label') || el.textContent || '')
-            .replace(/\\s+/g, ' ').trim().slice(0, 40);
+        const all = (el.getAttribute('aria-label') || el.textContent || '')
+            .replace(/\\s+/g, ' ').trim();
+        const words = Array.from(all).slice(0, 40).join('');  // whole characters, not halves
         return `${k}${id ? `[data-testid="${id.dataset.testid}"] ` : ''}`
             + `${el.tagName.toLowerCase()} "${words}"`;
     };

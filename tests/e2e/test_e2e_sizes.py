@@ -122,7 +122,7 @@ MEASURE = """() => {
         if (t.textContent.trim() === '' || getComputedStyle(t).display === 'none') continue;
         const b = box(t);
         if (b.x1 - b.x0 < 0.5) continue;
-        chart.texts.push({kind, text: t.textContent.trim().slice(0, 40),
+        chart.texts.push({kind, text: Array.from(t.textContent.trim()).slice(0, 40).join(''),
                           size: parseFloat(getComputedStyle(t).fontSize), ...b});
       }
     }
@@ -132,7 +132,8 @@ MEASURE = """() => {
   for (const el of document.querySelectorAll('svg.head-view')) {
     const texts = [...el.querySelectorAll('text')].map(t => ({
       kind: t.classList.contains('hv-title') ? 'title' : 'tick',
-      text: t.textContent.trim().slice(0, 40), size: parseFloat(getComputedStyle(t).fontSize),
+      text: Array.from(t.textContent.trim()).slice(0, 40).join(''),
+      size: parseFloat(getComputedStyle(t).fontSize),
       ...box(t)}));
     out.push({key: 'headview', svg: box(el), heatmaps: [], texts});
   }
