@@ -12,7 +12,8 @@ import pytest
 
 from tests.apptest_pages import head_view_of, open_link
 from ui.draw.charts import bar_chart, side_by_side
-from ui.draw.describe import LIMIT, describe, figure_lang, plain
+from ui.draw.describe import describe
+from ui.draw.describe_words import LIMIT, figure_lang, plain
 from ui.draw.grids import grid_figure, grid_figures
 from ui.draw.headview import view_label
 from ui.draw.heatmaps import heatmap

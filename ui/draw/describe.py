@@ -1,82 +1,30 @@
 """A chart's text alternative, read from its figure: what it shows and its extremes at this setting.
 
-Sentences from the most detailed to the shortest; the first of at most LIMIT characters is said.
-Titles lose plotly's markup (``<b>``, ``<br>``); labels stay as written (Streamlit escapes alt).
+Sentences from the most detailed to the shortest; the first of at most LIMIT characters is said
+(``ui.draw.describe_words``). Titles lose plotly's markup (``<b>``, ``<br>``); labels stay as
+written (Streamlit escapes alt).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ui.text import MINUS, num, translator
-from ui.text.describe import TEXT
-
-Spec = dict[str, Any]  # a figure as plotly.js reads it: {"data": [trace, ...], "layout": {...}}
-LIMIT = 300  # characters: a name a screen reader says whole
-MANY_LABELS = 8  # more row or column labels than this: their count, not their names
-MANY_PLOTS = 6  # more plots than this in one figure: one summary, not a clause a plot
-MANY_BARS = 12  # more bars than this: the largest and the smallest only
-
-_BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
-_TAG = re.compile(r"<[^>]*>")
-_GLOSS = re.compile(r"\s*\([^()]*\)$")  # "query (who looks)" -> "query"
-
-
-def plain(text: Any) -> str:
-    """A title of ours as words: plotly's line breaks as spaces, its tags left out."""
-    return " ".join(_TAG.sub("", _BREAK.sub(" ", str(text or ""))).split())
-
-
-def figure_lang(fig: Spec) -> str:
-    """The language a figure writes its numbers in: French where its decimal mark (plotly's
-    ``separators``, ``Look.separators``) is a comma, else English."""
-    return "fr" if str(fig["layout"].get("separators", ".")).startswith(",") else "en"
-
-
-def fitted(options: Sequence[str]) -> str:
-    """The first of these sentences (the most detailed first) of at most LIMIT characters with
-    its full stop, else the last one cut there."""
-    short = next((text for text in options if len(text) < LIMIT), None)
-    return f"{short}." if short is not None else options[-1][: LIMIT - 1].rstrip() + "…"
-
-
-class Words:
-    """The words of one language: texts, numbers, quotes, lists of items and of clauses."""
-
-    def __init__(self, lang: str) -> None:
-        self.lang = lang
-        self.t = translator(TEXT, lang)
-
-    def number(self, x: float) -> str:
-        """Two decimals (1.00, 0,05 in French), a very small or large one as 1.2e−5, with the
-        cells' minus sign (U+2212, read aloud as "minus")."""
-        usual = x == 0 or 0.01 <= abs(x) < 1e5
-        return (num(x, 2, self.lang) if usual else num(x, 1, self.lang, "e")).replace("-", MINUS)
-
-    def named(self, kind: str, title: str) -> str:
-        """A chart's kind and its title in quotes: Heatmap “A”; the kind alone without one."""
-        return f"{kind} {self.t('quoted', text=title)}" if title else kind
-
-    def items(self, items: Sequence[str]) -> str:
-        """Items that may hold numbers: "a = 0.5, b = 1.5"; in French "a = 0,5 ; b = 1,5"."""
-        return self.t("items").join(items)
-
-    def joined(self, clauses: Sequence[str]) -> str:
-        """Clause; clause; ... (in French: clause. Clause. ...), the empty ones left out."""
-        sep, parts = self.t("clauses"), [c for c in clauses if c]
-        if sep.strip() == "." and parts:  # each clause after a full stop starts a sentence
-            parts = [parts[0], *(c[:1].upper() + c[1:] for c in parts[1:])]
-        return sep.join(parts)
-
-    def clauses(self, head: str, clauses: Sequence[str]) -> str:
-        """``head``: clause; clause; ... (``joined``); ``head`` alone without a clause."""
-        body = self.joined(clauses)
-        return self.t("named", name=head, body=body) if body else head
+from ui.draw.describe_words import (
+    GLOSS,
+    MANY_BARS,
+    MANY_LABELS,
+    MANY_PLOTS,
+    Spec,
+    Words,
+    axis_title,
+    axis_titles,
+    fitted,
+    plain,
+    plot_titles,
+)
 
 
 def describe(fig: Spec, lang: str) -> str:
@@ -92,40 +40,6 @@ def describe(fig: Spec, lang: str) -> str:
     return fitted(
         [words.named(words.t("chart"), plain(fig["layout"].get("title", {}).get("text")))]
     )
-
-
-def plot_titles(fig: Spec) -> dict[str, str]:
-    """Each plot's title by its x axis's suffix ("" for x, "2" for x2, ...): the layout's title
-    for a figure of one plot, else the annotation over the plot (a grid's, line panels', two
-    bar charts side by side)."""
-    layout, data = fig["layout"], fig["data"]
-    suffixes = list(dict.fromkeys(str(trace.get("xaxis", "x"))[1:] for trace in data))
-    title = plain(layout.get("title", {}).get("text"))
-    if title and len(suffixes) == 1:
-        return {suffixes[0]: title}
-    paper = ("paper", "paper")
-    notes = [a for a in layout.get("annotations", ()) if (a.get("xref"), a.get("yref")) == paper]
-    out: dict[str, str] = {}
-    for suffix in suffixes:
-        left, right = layout.get(f"xaxis{suffix}", {}).get("domain", (0.0, 1.0))
-        top = layout.get(f"yaxis{suffix}", {}).get("domain", (0.0, 1.0))[1]
-        above = [
-            (float(a.get("y", 1.0)) - top, k)
-            for k, a in enumerate(notes)
-            if left - 0.01 <= float(a.get("x", 0.5)) <= right + 0.01
-            and float(a.get("y", 1.0)) >= top - 0.01
-        ]
-        if above:  # the nearest over the plot (a layer's name may stand higher)
-            out[suffix] = plain(notes.pop(min(above)[1]).get("text"))
-    return out
-
-
-def _axis_title(layout: dict, letter: str, suffix: str) -> str:
-    """A plot's axis title: its own axis's, else the first of the figure's axes of that letter
-    that has one (a grid titles only the edge plots' axes)."""
-    names = [f"{letter}axis{suffix}", *(k for k in layout if k.startswith(f"{letter}axis"))]
-    titles = (plain((layout.get(k) or {}).get("title", {}).get("text")) for k in names)
-    return next((text for text in titles if text), "")
 
 
 @dataclass(frozen=True)
@@ -158,6 +72,7 @@ class _Map:
 def _maps(fig: Spec) -> list[_Map]:
     """The figure's heatmap plots, in order (a colour scale drawn as cells left out)."""
     layout, titles = fig["layout"], plot_titles(fig)
+    axes = axis_titles(layout)
     maps = []
     for trace in fig["data"]:
         if trace.get("type") != "heatmap" or trace.get("hoverinfo") == "skip":
@@ -166,8 +81,8 @@ def _maps(fig: Spec) -> list[_Map]:
         rows = [str(v) for v in trace.get("y", range(z.shape[0]))]
         cols = [str(v) for v in trace.get("x", range(z.shape[1]))]
         suffix = str(trace.get("xaxis", "x"))[1:]
-        y_title = _GLOSS.sub("", _axis_title(layout, "y", suffix))
-        x_title = _GLOSS.sub("", _axis_title(layout, "x", suffix))
+        y_title = GLOSS.sub("", axis_title(axes, "y", suffix))
+        x_title = GLOSS.sub("", axis_title(axes, "x", suffix))
         maps.append(_Map(titles.get(suffix, ""), z, rows, cols, y_title, x_title))
     return maps
 
@@ -371,7 +286,7 @@ def _line_options(fig: Spec, words: Words) -> list[str]:
     x = np.asarray(traces[0].get("x", ()), dtype=np.float64)  # a layer, a step, a d_k
     xs = x[_drawn(x)].tolist()
     ends = [str(int(x)) if x.is_integer() else words.number(x) for x in xs[:1] + xs[-1:]]
-    x_title = _axis_title(layout, "x", suffix)
+    x_title = axis_title(axis_titles(layout), "x", suffix)
     span = t("series", name=x_title, first=ends[0], last=ends[-1]) if x_title and xs else ""
     marks = [
         plain(shape["name"])

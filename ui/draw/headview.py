@@ -24,7 +24,7 @@ import numpy as np
 import streamlit as st
 
 import llm
-from ui.draw.describe import MANY_LABELS, Words, fitted
+from ui.draw.describe_words import MANY_LABELS, Words, fitted
 from ui.draw.grids import grid_figures
 from ui.draw.labels import label_px
 from ui.draw.style import MUTED, Look

@@ -26,7 +26,8 @@ try:
 except ImportError:  # plotly then writes its JSON with the standard library
     orjson = None
 
-from ui.draw.describe import Spec, describe, figure_lang
+from ui.draw.describe import describe
+from ui.draw.describe_words import Spec, figure_lang
 from ui.draw.style import JSON_CONSTANTS, PLOT_CONFIG, styled
 
 
