@@ -301,7 +301,7 @@ def test_a_grid_stays_whole_exactly_when_its_whole_figure_fits_the_narrowest_col
     built, whether it stays whole: it returns the very figure ``grid_figure`` draws when that
     figure fits WRAP_PX (or on a phone), and others (compact, or pieces) where it does not, with
     and without axis and bar titles, in a narrower row, at a screen's, a phone's and a
-    projector's sizes."""
+    projector's sizes; on a projector, a whole figure of one plot a row comes in pieces too."""
     rng = np.random.default_rng(5)
     looks = (style.Look(), style.Look(phone=True), style.Look(lang="fr", scale=1.25))
     texts = ({}, {"x_title": "feature", "scale_title": "a probability, from 0 to 1"})
@@ -314,13 +314,41 @@ def test_a_grid_stays_whole_exactly_when_its_whole_figure_fits_the_narrowest_col
         shown = {"signed": True, "per_row": 2, "look": look, **text, **row_px}
         whole = grids.grid_figure(mats, rows, cols, names, **shown)
         figures = grids.grid_figures(mats, rows, cols, names, **shown)
-        if look.phone or whole["layout"]["width"] <= grids.WRAP_PX:
+        stacked = look.text_scale > 1 and len({top for *_, top, _ in plot_px(whole)}) == n
+        if look.phone or (whole["layout"]["width"] <= grids.WRAP_PX and not stacked):
             assert _text(figures) == _text([whole])
             kept += 1
         else:
             assert _text(figures) != _text([whole])  # compact, or in pieces
             wrapped += 1
     assert kept >= 10 and wrapped >= 10  # both ways taken
+
+
+def test_a_projector_s_grid_of_one_plot_a_row_comes_in_pieces_that_stand_side_by_side() -> None:
+    """Two heads of six tokens in presenter mode: at 50 px cells one plot fills a row of
+    ROW_PX, so the whole figure (444 px, within WRAP_PX) would stand them one under the other in
+    a projector's 1 200 px column; as two pieces, the colour bar upright beside the second,
+    they stand side by side where the column holds them. A screen's look keeps its pieces."""
+    tokens = [*TOKENS, "mat"]
+    mats = [np.tril(np.full((6, 6), (k + 1) / 6)) for k in range(2)]
+    titles = ["head 0 · mixed · mean H = 0.73", "head 1 · mixed · mean H = 0.51"]
+    style_ = {"x_title": "key", "y_title": "query", "scale_title": "probability"}
+    projector = style.Look(scale=style.PRESENT_SCALE)
+    whole = grids.grid_figure(mats, tokens, [tokens] * 2, titles, look=projector, **style_)
+    assert whole["layout"]["width"] <= grids.WRAP_PX
+    assert len({top for *_, top, _ in plot_px(whole)}) == 2  # one plot a row
+    pieces = grids.grid_figures(mats, tokens, [tokens] * 2, titles, look=projector, **style_)
+    assert len(pieces) == 2
+    for k, piece in enumerate(pieces):
+        layout = piece["layout"]
+        assert layout["coloraxis"].get("showscale", True) == (k == 1)
+        assert [a["text"] for a in layout["annotations"]][0] == titles[k]
+        np.testing.assert_array_equal(piece["data"][0]["z"], mats[k])
+        (box,) = plot_px(piece)
+        assert box[1] - box[0] == pytest.approx(6 * 50, abs=0.01)  # the projector's 50 px cells
+    assert sum(p["layout"]["width"] for p in pieces) + 20 <= 1200  # side by side at 1280 × 720
+    screen = grids.grid_figures(mats, tokens, [tokens] * 2, titles, **style_)
+    assert len(screen) == 2 and all(p["layout"]["width"] <= grids.WRAP_PX for p in screen)
 
 
 def _text(figures: list) -> str:

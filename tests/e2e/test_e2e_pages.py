@@ -159,6 +159,36 @@ def test_grid_of_heads_stacks_on_a_phone(
         session.page.context.close()
 
 
+@pytest.mark.parametrize("present", [False, True], ids=["sidebar", "presenter"])
+def test_two_heads_stand_side_by_side_on_a_projector(
+    browser: Browser, server: Server, present: bool
+) -> None:
+    """Page 5 with two heads of six tokens on a 1280 × 720 projector: the two patterns stand side
+    by side, to be compared at a glance. Sidebar open, the grid is too wide for a class's
+    narrowest column and comes in two pieces that fit the 820 px column together (with 32 px
+    between figures, 352 + 444 px did not, and the second stood under the first); in presenter
+    mode one plot a row was one figure, the second head under the first and off the screen,
+    the 1 200 px column empty beside them."""
+    session = new_session(browser, server.url, viewport=(1280, 720))
+    try:
+        session.open("/heads?n_heads=2&text=the+cat+sat+on+the+mat" + "&present=true" * present)
+        page = session.page
+        pieces = page.locator(".st-key-figs-patterns .js-plotly-plot")
+        assert pieces.count() == 2
+        first, second = (pieces.nth(k).bounding_box() for k in range(2))
+        assert second["y"] == first["y"] and second["x"] >= first["x"] + first["width"], (
+            first,
+            second,
+        )
+        column = page.locator(".st-key-figs-patterns").bounding_box()
+        assert second["x"] + second["width"] <= column["x"] + column["width"] + 1
+        assert page.evaluate(OVERLAPS_JS, ".st-key-figs-patterns") == []
+        assert session.console.errors == []
+    finally:
+        screenshot(session.page, f"two_heads_1280x720{'_presenter' * present}")
+        session.page.context.close()
+
+
 PLOT_WIDTHS_JS = """(key) => [...document.querySelectorAll(`.st-key-${key} .js-plotly-plot`)]
     .map(gd => Object.keys(gd._fullLayout).filter(k => /^xaxis[0-9]*$/.test(k))
         .map(k => gd._fullLayout[k]._length))"""

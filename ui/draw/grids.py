@@ -23,6 +23,7 @@ from ui.draw.grid_plan import (
     PLOT_GAP,
     SUBTITLE_PX,
     WRAP_PX,
+    GridSizes,
     Placement,
     Plan,
     grid_sizes,
@@ -76,7 +77,9 @@ def grid_figures(
     cells down to COMPACT_CELL_PX and the colour bar above them (chapter 9's four heads: one
     figure for the browser to draw instead of four); else pieces of as many plots as fit
     WRAP_PX with the colour bar, each a row, all on the one colour scale, the colour bar beside
-    the last (``ui.draw.grid_plan.wrapping``). ``ui.draw.wire.show_figures`` stands them side
+    the last (``ui.draw.grid_plan.wrapping``); in presenter mode, a grid that would stand one plot
+    a row comes as pieces of one plot (``_stacked_on_a_projector``). ``ui.draw.wire.show_figures``
+    stands them side
     by side, wrapping onto the next row where the column ends, so no column of a class's
     screen scrolls them sideways. ``style``: the rest of ``grid_figure``'s keywords.
     Shapes: mats N × [R, C]; rows R labels; cols N × C labels; titles N -> pieces.
@@ -97,6 +100,8 @@ def grid_figures(
     wrap = None
     if whole.width > WRAP_PX:
         wrap = wrapping(rows, cols, titles, look, scale_title, len(mats), per_row, widest)
+    elif _stacked_on_a_projector(whole, look):
+        return _pieces(mats, rows, cols, titles, 1, common)
     if wrap is None:
         return [grid_figure(mats, rows, cols, titles, per_row=per_row, **common)]
     fitted, k, compact = wrap
@@ -107,6 +112,15 @@ def grid_figures(
             )
         ]
     return _pieces(mats, rows, cols, titles, k, common)
+
+
+def _stacked_on_a_projector(whole: GridSizes, look: Look) -> bool:
+    """Whether presenter mode would draw the grid one plot a row in one figure, its cells
+    carrying numbers: its large cells leave one plot in ROW_PX, and the projector's column
+    (the sidebar closed: 1 200 px at 1280 × 720) would stay empty beside them. As pieces of one
+    plot they stand side by side where the column holds them (page 5's two heads, the
+    LayerNorm page's four matrices two a row) and one under the other where it does not."""
+    return look.text_scale > 1.0 and whole.grid.per_row == 1 and bool(whole.plan.number_px)
 
 
 def _largest(mats: Sequence[np.ndarray]) -> float:
