@@ -301,7 +301,7 @@ def test_a_grid_stays_whole_exactly_when_its_whole_figure_fits_the_narrowest_col
     built, whether it stays whole: it returns the very figure ``grid_figure`` draws when that
     figure fits WRAP_PX (or on a phone), and others (compact, or pieces) where it does not, with
     and without axis and bar titles, in a narrower row, at a screen's, a phone's and a
-    projector's sizes; on a projector, a whole figure of one plot a row comes in pieces too."""
+    projector's sizes; on a projector, a whole figure of more than one row comes in pieces too."""
     rng = np.random.default_rng(5)
     looks = (style.Look(), style.Look(phone=True), style.Look(lang="fr", scale=1.25))
     texts = ({}, {"x_title": "feature", "scale_title": "a probability, from 0 to 1"})
@@ -314,8 +314,10 @@ def test_a_grid_stays_whole_exactly_when_its_whole_figure_fits_the_narrowest_col
         shown = {"signed": True, "per_row": 2, "look": look, **text, **row_px}
         whole = grids.grid_figure(mats, rows, cols, names, **shown)
         figures = grids.grid_figures(mats, rows, cols, names, **shown)
-        stacked = look.text_scale > 1 and len({top for *_, top, _ in plot_px(whole)}) == n
-        if look.phone or (whole["layout"]["width"] <= grids.WRAP_PX and not stacked):
+        one_row = len({top for *_, top, _ in plot_px(whole)}) == 1
+        if look.phone or (
+            whole["layout"]["width"] <= grids.WRAP_PX and (one_row or look.scale == 1)
+        ):
             assert _text(figures) == _text([whole])
             kept += 1
         else:
@@ -349,6 +351,28 @@ def test_a_projector_s_grid_of_one_plot_a_row_comes_in_pieces_that_stand_side_by
     assert sum(p["layout"]["width"] for p in pieces) + 20 <= 1200  # side by side at 1280 × 720
     screen = grids.grid_figures(mats, tokens, [tokens] * 2, titles, **style_)
     assert len(screen) == 2 and all(p["layout"]["width"] <= grids.WRAP_PX for p in screen)
+
+
+def test_a_projector_s_q_k_and_v_come_in_pieces_that_fit_one_row() -> None:
+    """Page 1's Q, K and V of one head at chapter 9 (5 × 2 each) in presenter mode: one figure
+    fitted to WRAP_PX stood two a row and V under them, in a 1 200 px column; as three pieces
+    of one plot at the projector's 50 px cells they fit one row of it. On a screen they stay
+    one figure that fits the narrowest column (one for the browser to draw)."""
+    rng = np.random.default_rng(7)
+    mats = [rng.normal(size=(5, 2)) for _ in range(3)]
+    cols = [[f"{name}{i}" for i in range(2)] for name in "qkv"]
+    titles = [f"{name} = X·W_{name} (head 0)" for name in "QKV"]
+    style_ = {"signed": True, "per_row": 3, "x_title": "feature", "y_title": "token"}
+    projector = style.Look(scale=style.PRESENT_SCALE)
+    pieces = grids.grid_figures(mats, TOKENS, cols, titles, look=projector, **style_)
+    assert len(pieces) == 3
+    assert sum(p["layout"]["width"] for p in pieces) + 2 * 20 <= 1200
+    for k, piece in enumerate(pieces):
+        np.testing.assert_array_equal(piece["data"][0]["z"], mats[k])
+        (box,) = plot_px(piece)
+        assert box[1] - box[0] == pytest.approx(2 * 50, abs=0.01)
+    (one,) = grids.grid_figures(mats, TOKENS, cols, titles, **style_)
+    assert one["layout"]["width"] <= grids.WRAP_PX
 
 
 def _text(figures: list) -> str:

@@ -189,6 +189,26 @@ def test_two_heads_stand_side_by_side_on_a_projector(
         session.page.context.close()
 
 
+def test_q_k_and_v_stand_in_one_row_in_presenter_mode(browser: Browser, server: Server) -> None:
+    """Page 1's Q, K and V at chapter 9 on a 1280 × 720 projector in presenter mode: three
+    pieces at the projector's cell size in one row of the 1 200 px column (one figure fitted to
+    the narrowest column stood V under Q and K, the rest of the row empty)."""
+    session = new_session(browser, server.url, viewport=(1280, 720))
+    try:
+        session.open("/qkv?present=true")
+        page = session.page
+        pieces = page.locator(".st-key-figs-qkv_map .js-plotly-plot")
+        assert pieces.count() == 3
+        boxes = [pieces.nth(k).bounding_box() for k in range(3)]
+        assert len({box["y"] for box in boxes}) == 1, boxes
+        assert all(a["x"] + a["width"] <= b["x"] for a, b in zip(boxes, boxes[1:])), boxes
+        assert page.evaluate(OVERLAPS_JS, ".st-key-figs-qkv_map") == []
+        assert session.console.errors == []
+    finally:
+        screenshot(session.page, "qkv_presenter_1280x720")
+        session.page.context.close()
+
+
 PLOT_WIDTHS_JS = """(key) => [...document.querySelectorAll(`.st-key-${key} .js-plotly-plot`)]
     .map(gd => Object.keys(gd._fullLayout).filter(k => /^xaxis[0-9]*$/.test(k))
         .map(k => gd._fullLayout[k]._length))"""

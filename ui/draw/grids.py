@@ -77,11 +77,10 @@ def grid_figures(
     cells down to COMPACT_CELL_PX and the colour bar above them (chapter 9's four heads: one
     figure for the browser to draw instead of four); else pieces of as many plots as fit
     WRAP_PX with the colour bar, each a row, all on the one colour scale, the colour bar beside
-    the last (``ui.draw.grid_plan.wrapping``); in presenter mode, a grid that would stand one plot
-    a row comes as pieces of one plot (``_stacked_on_a_projector``). ``ui.draw.wire.show_figures``
-    stands them side
-    by side, wrapping onto the next row where the column ends, so no column of a class's
-    screen scrolls them sideways. ``style``: the rest of ``grid_figure``'s keywords.
+    the last (``ui.draw.grid_plan.wrapping``); in presenter mode, pieces of one plot unless one
+    figure holds the grid in one row (``_one_plot_a_piece``). ``ui.draw.wire.show_figures`` stands
+    them side by side, wrapping onto the next row where the column ends, so no column of a
+    class's screen scrolls them sideways. ``style``: the rest of ``grid_figure``'s keywords.
     Shapes: mats N × [R, C]; rows R labels; cols N × C labels; titles N -> pieces.
     """
     if phone:
@@ -97,11 +96,11 @@ def grid_figures(
     texts = {"scale_title": scale_title, "x_title": str(style.get("x_title", ""))}
     row_px = style.get("row_px", ROW_PX)
     whole = grid_sizes(len(mats), rows, cols, titles, widest, look, per_row, row_px, **texts)
+    if _one_plot_a_piece(whole, look):
+        return _pieces(mats, rows, cols, titles, 1, common)
     wrap = None
     if whole.width > WRAP_PX:
         wrap = wrapping(rows, cols, titles, look, scale_title, len(mats), per_row, widest)
-    elif _stacked_on_a_projector(whole, look):
-        return _pieces(mats, rows, cols, titles, 1, common)
     if wrap is None:
         return [grid_figure(mats, rows, cols, titles, per_row=per_row, **common)]
     fitted, k, compact = wrap
@@ -114,13 +113,17 @@ def grid_figures(
     return _pieces(mats, rows, cols, titles, k, common)
 
 
-def _stacked_on_a_projector(whole: GridSizes, look: Look) -> bool:
-    """Whether presenter mode would draw the grid one plot a row in one figure, its cells
-    carrying numbers: its large cells leave one plot in ROW_PX, and the projector's column
-    (the sidebar closed: 1 200 px at 1280 × 720) would stay empty beside them. As pieces of one
-    plot they stand side by side where the column holds them (page 5's two heads, the
-    LayerNorm page's four matrices two a row) and one under the other where it does not."""
-    return look.text_scale > 1.0 and whole.grid.per_row == 1 and bool(whole.plan.number_px)
+def _one_plot_a_piece(whole: GridSizes, look: Look) -> bool:
+    """Whether presenter mode draws the grid as pieces of one plot each: its cells carry numbers
+    and, as one figure, it would stand in more than one row or be wider than WRAP_PX (its large
+    cells leave fewer plots in ROW_PX, or none would fit). A projector's column, the sidebar
+    closed, is 1 200 px at 1280 × 720 and about 770 at 150 %: the pieces stand side by side
+    where it holds them (page 5's two heads, page 1's Q, K and V, the LayerNorm page's four
+    matrices two a row) and one under the other where it does not; one figure left the
+    column empty beside a second row."""
+    if look.text_scale == 1.0 or not whole.plan.number_px:
+        return False
+    return whole.grid.n_rows > 1 or whole.width > WRAP_PX
 
 
 def _largest(mats: Sequence[np.ndarray]) -> float:
