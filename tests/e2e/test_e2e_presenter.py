@@ -236,6 +236,8 @@ def test_presenter_mode_on_every_page(browser: Browser, server: Server, lang: st
                 expect(d_model).to_be_visible()
             switch = page.locator(f"{MAIN} .st-key-present")
             expect(switch).to_contain_text(FRAME_TEXT[lang]["present_short"])
+            # Start a class in the bar on every page, the home page's too (it stood under it)
+            expect(page.locator(f"{MAIN} .st-key-bar .st-key-class_start")).to_be_visible()
             expect(page.locator(SIDEBAR)).to_be_hidden()
             # the previous and next pages' links: by the name of their page
             names = neighbour_names(translator(FRAME_TEXT, lang), path)

@@ -87,9 +87,7 @@ def controls(
     stays one line at 1280 px."""
     t = translator(TEXT, lang)
     if teaching is None:
-        # the home page's bar is full (its page links): the button goes under it there
-        where = bar if page else st.container()
-        where.button(
+        bar.button(
             t("start"),
             help=t("start_help"),
             icon=":material/groups:",
