@@ -159,53 +159,46 @@ def test_grid_of_heads_stacks_on_a_phone(
         session.page.context.close()
 
 
-@pytest.mark.parametrize("present", [False, True], ids=["sidebar", "presenter"])
-def test_two_heads_stand_side_by_side_on_a_projector(
-    browser: Browser, server: Server, present: bool
+SIDE_BY_SIDE = {
+    # page 5's two heads of six tokens, sidebar open: the grid, too wide for a class's narrowest
+    # column, comes in two pieces that fit the 820 px column together (with 32 px between
+    # figures, 352 + 444 px did not, and the second stood under the first)
+    "two heads": ("/heads?n_heads=2&text=the+cat+sat+on+the+mat", "patterns", 2),
+    # the same in presenter mode: one plot a row was one figure, the second head under the
+    # first and off the screen, the 1 200 px column empty beside them
+    "two heads, presenter": (
+        "/heads?n_heads=2&text=the+cat+sat+on+the+mat&present=true",
+        "patterns",
+        2,
+    ),
+    # page 1's Q, K and V at chapter 9 in presenter mode: one figure fitted to the narrowest
+    # column stood V under Q and K, the rest of the row empty
+    "Q, K and V, presenter": ("/qkv?present=true", "qkv_map", 3),
+}
+
+
+@pytest.mark.parametrize("case", list(SIDE_BY_SIDE))
+def test_figures_a_class_compares_stand_in_one_row_on_a_projector(
+    browser: Browser, server: Server, case: str
 ) -> None:
-    """Page 5 with two heads of six tokens on a 1280 × 720 projector: the two patterns stand side
-    by side, to be compared at a glance. Sidebar open, the grid is too wide for a class's
-    narrowest column and comes in two pieces that fit the 820 px column together (with 32 px
-    between figures, 352 + 444 px did not, and the second stood under the first); in presenter
-    mode one plot a row was one figure, the second head under the first and off the screen,
-    the 1 200 px column empty beside them."""
+    """On a 1280 × 720 projector the figures a class compares stand in one row of the page's
+    column, apart, inside it (``SIDE_BY_SIDE``: the link, the figures' box, how many)."""
+    path, key, count = SIDE_BY_SIDE[case]
     session = new_session(browser, server.url, viewport=(1280, 720))
     try:
-        session.open("/heads?n_heads=2&text=the+cat+sat+on+the+mat" + "&present=true" * present)
+        session.open(path)
         page = session.page
-        pieces = page.locator(".st-key-figs-patterns .js-plotly-plot")
-        assert pieces.count() == 2
-        first, second = (pieces.nth(k).bounding_box() for k in range(2))
-        assert second["y"] == first["y"] and second["x"] >= first["x"] + first["width"], (
-            first,
-            second,
-        )
-        column = page.locator(".st-key-figs-patterns").bounding_box()
-        assert second["x"] + second["width"] <= column["x"] + column["width"] + 1
-        assert page.evaluate(OVERLAPS_JS, ".st-key-figs-patterns") == []
-        assert session.console.errors == []
-    finally:
-        screenshot(session.page, f"two_heads_1280x720{'_presenter' * present}")
-        session.page.context.close()
-
-
-def test_q_k_and_v_stand_in_one_row_in_presenter_mode(browser: Browser, server: Server) -> None:
-    """Page 1's Q, K and V at chapter 9 on a 1280 × 720 projector in presenter mode: three
-    pieces at the projector's cell size in one row of the 1 200 px column (one figure fitted to
-    the narrowest column stood V under Q and K, the rest of the row empty)."""
-    session = new_session(browser, server.url, viewport=(1280, 720))
-    try:
-        session.open("/qkv?present=true")
-        page = session.page
-        pieces = page.locator(".st-key-figs-qkv_map .js-plotly-plot")
-        assert pieces.count() == 3
-        boxes = [pieces.nth(k).bounding_box() for k in range(3)]
+        pieces = page.locator(f".st-key-figs-{key} .js-plotly-plot")
+        assert pieces.count() == count
+        boxes = [pieces.nth(k).bounding_box() for k in range(count)]
         assert len({box["y"] for box in boxes}) == 1, boxes
         assert all(a["x"] + a["width"] <= b["x"] for a, b in zip(boxes, boxes[1:])), boxes
-        assert page.evaluate(OVERLAPS_JS, ".st-key-figs-qkv_map") == []
+        column = page.locator(f".st-key-figs-{key}").bounding_box()
+        assert boxes[-1]["x"] + boxes[-1]["width"] <= column["x"] + column["width"] + 1
+        assert page.evaluate(OVERLAPS_JS, f".st-key-figs-{key}") == []
         assert session.console.errors == []
     finally:
-        screenshot(session.page, "qkv_presenter_1280x720")
+        screenshot(session.page, f"one_row_{key}{'_presenter' * ('present' in path)}")
         session.page.context.close()
 
 
