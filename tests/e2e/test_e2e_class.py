@@ -410,13 +410,23 @@ def test_a_student_whose_first_report_is_lost_still_joins(
         student.page.context.close()
 
 
-@pytest.mark.parametrize("size, lang", [((1024, 768), "fr"), ((1280, 720), "en")])
+WIDEST_CODE_JS = """() => {
+    document.querySelector('.st-key-class_code strong').textContent = 'WMWMWM'; }"""
+CODE_RIGHT_JS = """() => Math.max(...[...document.querySelectorAll('.st-key-class_code *')]
+    .filter(el => el.getClientRects().length).map(el => el.getBoundingClientRect().right))"""
+
+
+@pytest.mark.parametrize(
+    "size, lang", [((1024, 768), "fr"), ((1280, 720), "en"), ((1280, 720), "fr")]
+)
 def test_the_class_s_code_stands_whole_in_the_presenter_bar(
     browser: Browser, class_server: Server, size: tuple[int, int], lang: str
 ) -> None:
     """Once a class runs, the bar holds its code and its panel: at 1280 × 720 on the bar's one
-    line; on a 1024 × 768 projector the code and the panel go to the bar's second line together,
-    nothing past the screen's edge (the code's help was cut there, the panel under the code)."""
+    line, in French too; on a 1024 × 768 projector the code and the panel go to the bar's second
+    line together, nothing past the screen's edge (the code's help was cut there, the panel under
+    the code). The code's help stands clear of the panel's button (a full French bar at 1280 px
+    squeezed the code and put its help over the button)."""
     teacher = new_session(browser, class_server.url, viewport=size)
     try:
         page = teacher.page
@@ -428,8 +438,13 @@ def test_the_class_s_code_stands_whole_in_the_presenter_bar(
         assert where["right"] <= size[0], where
         code, panel = (page.locator(f".st-key-class_{k}").bounding_box() for k in ("code", "panel"))
         assert abs(code["y"] + code["height"] / 2 - (panel["y"] + panel["height"] / 2)) < 12
+        assert page.evaluate(CODE_RIGHT_JS) <= panel["x"], (code, panel)
         if size[0] >= 1280:  # one line: the class and the switch beside the controls
             assert abs(where["box"] - where["present"]) < 12, where
+            # whatever its letters: the code's type is monospaced (WMWMWM wrapped the French bar)
+            page.evaluate(WIDEST_CODE_JS)
+            where = page.evaluate(BAR_JS)
+            assert abs(where["box"] - where["present"]) < 12 and where["right"] <= size[0], where
     finally:
         teacher.page.context.close()
 

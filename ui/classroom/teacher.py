@@ -24,16 +24,15 @@ _PUBLISHED = "_class_published"  # (code, page, values) last sent to the store
 PANEL_SECONDS = 3.0  # the Class panel's counts refresh this often while it is open
 CODE_CSS = """<style>
 .st-key-class_box, .st-key-class_code { width: auto !important; flex: 0 0 auto !important; }
-/* a narrower screen (a 1024 × 768 projector): the code and the panel go to the bar's next line
-   together, at their width, instead of the panel under the code and the code's help past the
-   screen's edge */
-@media (max-width: 1200px) {
-  [data-testid="stLayoutWrapper"]:has(> .st-key-class_box) {
-    flex: 0 0 auto !important; width: auto !important; min-width: max-content; }
-  .st-key-class_box { flex-wrap: nowrap !important; }
-}
+/* the code, its help and the panel at their own width, never squeezed by a full bar (French's
+   longer labels at 1280 px put the code's help over the panel's button); on a narrower screen
+   (a 1024 × 768 projector) they go to the bar's next line together */
+[data-testid="stLayoutWrapper"]:has(> .st-key-class_box) {
+  flex: 0 0 auto !important; width: auto !important; min-width: max-content; }
+.st-key-class_box { flex-wrap: nowrap !important; }
 .st-key-class_code p { margin: 0; white-space: nowrap; }
-.st-key-class_code strong { font-size: 1.8rem; letter-spacing: 0.08em; }
+.st-key-class_code strong { font-size: 1.8rem; letter-spacing: 0.02em;
+  font-family: "Source Code Pro", monospace; }
 .st-key-class_qr_code p { font-size: 3rem; font-weight: 700; letter-spacing: 0.1em; margin: 0; }
 </style>"""
 

@@ -89,7 +89,7 @@ html { font-size: 20px; }
 .st-key-bar [data-testid="stSlider"] > div { flex: 1 1 auto; }
 .st-key-bar :is(.st-key-d_model, .st-key-n_heads, .st-key-seed) {
   width: auto !important; max-width: none !important; flex: 0 0 auto !important; }
-.st-key-bar .st-key-d_model [data-testid="stSlider"] > div { width: 7.5rem; }
+.st-key-bar .st-key-d_model [data-testid="stSlider"] > div { width: 5rem; }
 .st-key-bar .st-key-n_heads [data-testid="stSelectbox"] > div { width: 4rem; }
 .st-key-bar .st-key-seed [data-testid="stNumberInput"] > div { width: 5rem; }
 .st-key-bar :is([data-testid="stNumberInputStepDown"], [data-testid="stNumberInputStepUp"],
