@@ -33,7 +33,8 @@ CODE_CSS = """<style>
 .st-key-class_code p { margin: 0; white-space: nowrap; }
 .st-key-class_code strong { font-size: 1.8rem; letter-spacing: 0.02em;
   font-family: "Source Code Pro", monospace; }
-.st-key-class_qr_code p { font-size: 3rem; font-weight: 700; letter-spacing: 0.1em; margin: 0; }
+.st-key-class_qr_code p { font-size: 3rem; font-weight: 700; letter-spacing: 0.1em; margin: 0;
+  font-family: "Source Code Pro", monospace; }
 </style>"""
 
 
