@@ -1,6 +1,5 @@
 """Page 10: the tiny transformer the lab trained, its heads on a sentence, through training."""
 
-from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +9,7 @@ import llm
 from llm import behaviour
 from llm.checkpoints import MODEL_FILE
 from llm.head_scores import ROLE_THRESHOLD, induction_target
-from ui.draw.sections import folded
+from ui.draw.sections import folded, folded_when_presenting
 from ui.draw.style import Look
 from ui.draw.tables import number_table
 from ui.draw.wire import show_figure
@@ -291,7 +290,7 @@ def model_at_step() -> None:
     ids, words, labels, step = sentence_and_step()
     st.subheader(t("patterns", step=step), anchor=False)
     # presenter mode: how to read the heads folds away, so that they start on the first screen
-    with st.expander(t("read_heads")) if s.present else nullcontext():
+    with folded_when_presenting(t("read_heads"), s.present):
         st.write(t("patterns_intro", threshold=n(ROLE_THRESHOLD, 1)))
     heads(step, tuple(ids))
     st.write(t("composition"))

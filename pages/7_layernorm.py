@@ -1,14 +1,12 @@
 """Page 7: the residual connection, then LayerNorm on every row (chapter 9, cells 3 and 4)."""
 
-from contextlib import nullcontext
-
 import numpy as np
 import streamlit as st
 
 import llm
 from llm.nn import add, layer_norm, residual_layer_norm, row_stats
 from ui.draw.labels import feature_labels
-from ui.draw.sections import folded, show_code
+from ui.draw.sections import folded, folded_when_presenting, show_code
 from ui.draw.style import Look
 from ui.draw.tables import matrix_table, number_table
 from ui.draw.wire import show_figures, show_pieces
@@ -62,7 +60,7 @@ st.latex(r"\mathrm{resid} = X + \mathrm{attn\_out}")
 st.latex(r"\mathrm{ln\_out}_i = \frac{\mathrm{resid}_i - \mu_i}{\sqrt{\sigma_i^2 + \varepsilon}}")
 # presenter mode: why the residual and LayerNorm fold away, so that the four matrices start on a
 # 1280 × 720 projector's first screen, as /depth's and /learned's introductions do
-with st.expander(t("why")) if s.present else nullcontext():
+with folded_when_presenting(t("why"), s.present):
     # the introduction, its two reasons and the two fixes: one element
     reasons = f"- {t('reason_gradient')}\n- {t('reason_drift')}"
     st.markdown("\n\n".join([t("intro"), reasons, t("residual"), t("layernorm")]))

@@ -1,13 +1,11 @@
 """Page 8: the sublayer stacked 1 to 24 times, four ways, measured layer by layer (chapter 9)."""
 
-from contextlib import nullcontext
-
 import numpy as np
 import streamlit as st
 
 import llm
 from llm import depth
-from ui.draw.sections import folded, lazy_tabs, show_code
+from ui.draw.sections import folded, folded_when_presenting, lazy_tabs, show_code
 from ui.draw.style import Look
 from ui.draw.tables import number_table
 from ui.draw.wire import show_figure, show_pieces
@@ -42,7 +40,7 @@ def cosine(x: float) -> str:
 st.title(t("title"), anchor=False)
 # presenter mode: what is stacked folds away, so that the first chart starts on a 1280 × 720
 # projector's first screen; that the weights are random stays in view
-with st.expander(t("about")) if s.present else nullcontext():
+with folded_when_presenting(t("about"), s.present):
     # the introduction and the list of the four wirings: one element
     st.markdown(t("intro") + "\n\n" + "\n".join(f"- {t(v)}" for v in llm.VARIANTS))
     st.caption(t("setup"))

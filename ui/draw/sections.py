@@ -1,9 +1,11 @@
-"""Sections built only when open: folded expanders, lazy tabs, and the code beside the numbers."""
+"""Sections built only when open: folded expanders, lazy tabs, prose folded on a projector, and the
+code beside the numbers."""
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from functools import cache
 
 import streamlit as st
@@ -18,6 +20,13 @@ def folded(label: str, key: str, icon: str | None = None) -> DeltaGenerator | No
     """
     box = st.expander(label, key=key, icon=icon, on_change="rerun")
     return box if box.open else None
+
+
+def folded_when_presenting(label: str, present: bool) -> AbstractContextManager:
+    """Where a page's explanation is drawn: under ``label``, folded, in presenter mode, so that
+    the lesson's first chart starts on a 1280 × 720 projector's first screen; else in the page,
+    where it stands. Use it as ``with folded_when_presenting(t("about"), s.present): ...``."""
+    return st.expander(label) if present else nullcontext()
 
 
 def lazy_tabs(labels: Sequence[str], key: str) -> list[DeltaGenerator | None]:
