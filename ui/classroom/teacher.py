@@ -31,10 +31,11 @@ CODE_CSS = """<style>
   flex: 0 0 auto !important; width: auto !important; min-width: max-content; }
 .st-key-class_box { flex-wrap: nowrap !important; }
 .st-key-class_code p { margin: 0; white-space: nowrap; }
-.st-key-class_code strong { font-size: 1.8rem; letter-spacing: 0.02em;
+/* the code in a monospaced type, in the bar and under the QR code: as wide whatever its letters */
+:is(.st-key-class_code strong, .st-key-class_qr_code p) {
   font-family: "Source Code Pro", monospace; }
-.st-key-class_qr_code p { font-size: 3rem; font-weight: 700; letter-spacing: 0.1em; margin: 0;
-  font-family: "Source Code Pro", monospace; }
+.st-key-class_code strong { font-size: 1.8rem; letter-spacing: 0.02em; }
+.st-key-class_qr_code p { font-size: 3rem; font-weight: 700; letter-spacing: 0.1em; margin: 0; }
 </style>"""
 
 
