@@ -405,6 +405,24 @@ def test_a_title_longer_than_its_plot_widens_the_slot_or_takes_two_lines() -> No
     assert b[0] - a[0] >= widest + 8 + grids.PLOT_GAP - 1  # titles never reach the next one
 
 
+def test_a_title_breaks_after_the_dot_between_its_parts_never_before_it() -> None:
+    head = "head 0 · mixed · mean H = 0.46"
+    # 150 px holds neither the whole title nor "head 0 · mixed · mean" on one line
+    assert labels.label_px(head) * 14 / 12 > 150
+    assert labels.fit_lines(head, 150) == "head 0 · mixed ·<br>mean H = 0.46"
+    assert labels.fit_lines("tête 0 · mixte · H moyen = 0,46", 150) == (
+        "tête 0 · mixte ·<br>H moyen = 0,46"
+    )
+    # the parts are too long for a break at a dot: the space nearest the middle, not before a dot
+    long = "the first part of it · and the second part of the same title here"
+    first, second = labels.fit_lines(long, 240).split("<br>")
+    assert not second.startswith("·") and f"{first} {second}" == long
+    assert labels.fit_lines("title without separators here", 80) == (
+        "title without<br>separators here"
+    )
+    assert labels.fit_lines(head, 1000) == head  # one line where it fits
+
+
 def test_grid_shares_one_colour_scale_of_the_largest_magnitude() -> None:
     mats = [np.array([[0.5, -2.0]]), np.array([[1.5, 0.25]])]
     spec = grids.grid_figure(mats, ["t"], [["a", "b"]] * 2, ["x", "y"], signed=True)
