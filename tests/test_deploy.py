@@ -218,11 +218,12 @@ listed = subprocess.run(["git", "rev-list", "--objects", *new, "--not", "--all"]
 paths = dict(entry.partition(" ")[::2] for entry in listed)
 batch = subprocess.run(["git", "cat-file", "--batch"], input="\\n".join(paths).encode() + b"\\n",
                        capture_output=True, check=True).stdout
-while batch:
-    header, _, batch = batch.partition(b"\\n")
-    sha, kind, size = header.decode().split()
-    data, batch = batch[: int(size)], batch[int(size) + 1 :]
-    if kind == "blob" and (b"\\0" in data or len(data) > 10_000_000):
+at = 0  # read in place: slicing off what was read copies the rest, each object again
+while at < len(batch):
+    end = batch.index(b"\\n", at)
+    sha, kind, size = batch[at:end].decode().split()
+    start, at = end + 1, end + 2 + int(size)
+    if kind == "blob" and (batch.find(b"\\0", start, at - 1) >= 0 or int(size) > 10_000_000):
         sys.exit("Your push was rejected because it contains binary files: " + paths[sha])
 """
 
