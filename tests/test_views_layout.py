@@ -421,6 +421,8 @@ def test_a_title_breaks_after_the_dot_between_its_parts_never_before_it() -> Non
         "title without<br>separators here"
     )
     assert labels.fit_lines(head, 1000) == head  # one line where it fits
+    # a lone "·" is a product: the space nearest the middle, never before the "·"
+    assert labels.fit_lines("attn_out = concat · W_O", 150) == "attn_out =<br>concat · W_O"
 
 
 def test_grid_shares_one_colour_scale_of_the_largest_magnitude() -> None:

@@ -96,9 +96,11 @@ def head_feature_labels(n_heads: int, d_head: int) -> list[str]:
 
 def fit_lines(title: str, length: float, *, bold: bool = False) -> str:
     """A title of ours on two lines when one line at 14 px (``bold``: a tenth wider) would be
-    longer than ``length`` px; plotly cuts what passes the figure's edge. The line breaks after a
-    " · " that separates the title's parts, as after a comma, where both lines then fit ("head 0 ·
-    mixed ·" over "mean H = 0.46"), else at the space nearest the middle; never before a "·"."""
+    longer than ``length`` px; plotly cuts what passes the figure's edge. In a title of three
+    parts or more ("head 0 · mixed · mean H = 0.46") the line breaks after a " · " between them,
+    as after a comma, where both lines then fit ("head 0 · mixed ·" over "mean H = 0.46"); else
+    (a lone "·" is a product: "concat · W_O") at the space nearest the middle; never before a
+    "·"."""
     grow = 14 / 12 * (1.1 if bold else 1.0)
     if label_px(title) * grow <= length or " " not in title:
         return title
@@ -108,7 +110,8 @@ def fit_lines(title: str, length: float, *, bold: bool = False) -> str:
     def both_fit(i: int) -> bool:
         return max(label_px(title[:i]), label_px(title[i + 1 :])) * grow <= length
 
-    after_parts = [i for i in cuts if title[i - 1] == "·" and both_fit(i)]
+    parts = title.count(" · ") >= 2
+    after_parts = [i for i in cuts if parts and title[i - 1] == "·" and both_fit(i)]
     middle = len(title) / 2
     cut = min(after_parts or cuts, key=lambda i: abs(i - middle))
     return f"{title[:cut]}<br>{title[cut + 1 :]}"
