@@ -92,10 +92,17 @@ def shows(page: Page, expected: np.ndarray) -> bool:
     )
 
 
-def wait_joined(page: Page, code: str = "", timeout_ms: float = WAIT_MS) -> None:
+# a student's join: the page drawn, then its browser store mounted, its report read and a rerun
+# with the class. Three students loading at once beside a teacher, on a host 2.5 times slower
+# than the reference one with the other worker busy, took 46 s from the link to the banner
+# (the store mounted at 35 s, the rerun came 10 s after its report): twice a load's bound
+JOIN_MS = 2 * WAIT_MS
+
+
+def wait_joined(page: Page, code: str = "", timeout_ms: float = JOIN_MS) -> None:
     """Wait until a student's page opened from the class's link shows the class's banner (with
-    ``code``): a first load, bounded as any other, the changes it then follows by FOLLOW_S; fail
-    with what the page showed and what its browser stores did."""
+    ``code``): a first load and its store's report (``JOIN_MS``), the changes it then follows by
+    FOLLOW_S; fail with what the page showed and what its browser stores did."""
     banner = page.locator(".st-key-class_banner")
     try:
         if code:
