@@ -29,17 +29,13 @@ def tables(seed: int) -> dict[str, np.ndarray]:
 
 
 def open_tables(page: Page) -> None:
-    """Open /concat's folded box of tables once the page has drawn and reported."""
-    page.get_by_text("The same numbers as tables").click()
-    settle(page)  # the box draws its tables when it opens
-
-
-def tables_open(page: Page) -> None:
-    """Open /concat's box of tables when it is folded: without affinity, a websocket reopened
-    on another host starts a session there, which draws the page anew with the box folded."""
+    """Open /concat's box of tables, once the page has drawn and reported, when it is folded:
+    a page loaded anew folds it, and so does a session started on another host (without
+    affinity, a websocket reopened there)."""
     box = page.locator("[data-testid='stExpander'] details", has_text="The same numbers as tables")
     if box.get_attribute("open") is None:
-        open_tables(page)
+        page.get_by_text("The same numbers as tables").click()
+        settle(page)  # the box draws its tables when it opens
 
 
 def test_the_websocket_the_downloads_and_later_requests_reach_one_host(
@@ -78,7 +74,7 @@ def test_without_stickiness_the_requests_of_one_page_reach_several_hosts(
         page, traffic = current.page, current.traffic
         current.session.open(f"/concat?seed={SEED + 1}")
         for name in tables(SEED + 1):
-            tables_open(page)
+            open_tables(page)
             download(page, name)
         page.reload()
         settle(page)
