@@ -62,7 +62,8 @@ Configuration (``classroom.config``): the store is ``ATTENTION_LAB_CLASS_STORE``
 ``<repo>/data/``). Limits: ``ATTENTION_LAB_CLASS_SIZE`` (300), ``ATTENTION_LAB_OPEN_CLASSES``
 (50), ``ATTENTION_LAB_CLASS_HOURS`` (4), ``ATTENTION_LAB_JOIN_BURST`` /
 ``ATTENTION_LAB_JOINS_PER_MINUTE`` (20 / 20), ``ATTENTION_LAB_REPORT_BURST`` /
-``ATTENTION_LAB_REPORTS_PER_MINUTE`` (60 / 60, answers too).
+``ATTENTION_LAB_REPORTS_PER_MINUTE`` (60 / 60, answers too); a follower's own poll behind its
+server's wake, ``ATTENTION_LAB_FOLLOW_POLL_SECONDS`` (10).
 
 Modules: ``codes`` (join codes, keys, ids), ``texts`` (the messages, EN/FR), ``errors``,
 ``checks`` (a page's slug and values), ``config`` (store URL, data folder, limits), ``schema``

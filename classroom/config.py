@@ -50,6 +50,9 @@ CLASS_SIZE = int(_env_number("ATTENTION_LAB_CLASS_SIZE", 300))  # students a cla
 OPEN_CLASSES = int(_env_number("ATTENTION_LAB_OPEN_CLASSES", 50))  # open classes a store
 EXPIRY_HOURS = _env_number("ATTENTION_LAB_CLASS_HOURS", 4.0)  # without the teacher
 CONNECTED_SECONDS = 60.0  # a student seen this recently is connected
+# a follower's browser asks for the teacher's screen this often, in case its server's wake
+# (ui.classroom.push) was lost
+FOLLOW_POLL_SECONDS = _env_number("ATTENTION_LAB_FOLLOW_POLL_SECONDS", 10.0)
 JOINS = Rate(
     int(_env_number("ATTENTION_LAB_JOIN_BURST", 20)),
     _env_number("ATTENTION_LAB_JOINS_PER_MINUTE", 20),

@@ -17,6 +17,7 @@ from tests.e2e.harness import (
     http_status,
     nav_labels,
     new_session,
+    page_summary,
     reported,
     settle,
 )
@@ -192,7 +193,11 @@ def test_a_pass_given_back_is_trusted_only_if_its_code_passes(session: Session) 
     labels = nav_labels(page)
     assert "1. Q, K, V ✓" in labels and "2. Scores" in labels
     session.open("/scores")
-    expect(page.locator(".st-key-code_scores textarea")).to_have_value(wrong)
+    try:
+        expect(page.locator(".st-key-code_scores textarea")).to_have_value(wrong)
+    except AssertionError as err:
+        kept = page.evaluate(f"localStorage.getItem('{STORE}')")
+        raise AssertionError(f"{page_summary(page)}\nthe browser keeps: {kept}") from err
     expect(page.locator("[data-testid='stMain']")).not_to_contain_text("You solved this cell")
     # the browser's copy now holds the server's own seal for the pass, none for the failure
     kept = page.evaluate(f"JSON.parse(localStorage.getItem('{STORE}'))")

@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 import streamlit as st
 
 import llm
+from classroom.config import FOLLOW_POLL_SECONDS
 from ui.classroom import push
 from ui.classroom.live import asked, attempt, followers, room, words
 from ui.classroom.questions import student_box
@@ -35,7 +36,7 @@ OVER_WHY = "_class_over_why"  # the ClassError that stopped it: "ended" or "unkn
 QUESTION = "_class_question"  # (number, round, revealed) of the question the page shows
 REFUSED = "_class_refused"  # (code, ClassError): this student could not join (a full class)
 FOLLOWING = "_class_following"  # the class whose banner this session shows (a student's)
-FALLBACK_SECONDS = 10.0  # the browser's own poll, behind the server's wake (ui.classroom.push)
+FALLBACK_SECONDS = FOLLOW_POLL_SECONDS  # the browser's own poll, behind the server's wake
 BEAT_SECONDS = 20.0  # a follower says it is still there this often (connected = last minute)
 _INTS = ("d_model", "n_heads", "seed", "head")
 
