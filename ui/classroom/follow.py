@@ -36,7 +36,6 @@ OVER_WHY = "_class_over_why"  # the ClassError that stopped it: "ended" or "unkn
 QUESTION = "_class_question"  # (number, round, revealed) of the question the page shows
 REFUSED = "_class_refused"  # (code, ClassError): this student could not join (a full class)
 FOLLOWING = "_class_following"  # the class whose banner this session shows (a student's)
-FALLBACK_SECONDS = FOLLOW_POLL_SECONDS  # the browser's own poll, behind the server's wake
 BEAT_SECONDS = 20.0  # a follower says it is still there this often (connected = last minute)
 _INTS = ("d_model", "n_heads", "seed", "head")
 
@@ -148,10 +147,10 @@ def _question_shown(code: str) -> tuple[int, int, bool] | None:
     return None if question is None else (question.number, question.round, question.revealed)
 
 
-@st.fragment(run_every=FALLBACK_SECONDS)
+@st.fragment(run_every=FOLLOW_POLL_SECONDS)
 def _poll(code: str, path_of: Callable[[str], str], current: str) -> None:
     """Has the teacher's screen changed? Run with every run of the page (after ``arrive``,
-    it then finds nothing new) and every FALLBACK_SECONDS by the browser's own timer, in case
+    it then finds nothing new) and every FOLLOW_POLL_SECONDS by the browser's own timer, in case
     the watcher's wake was lost; draws nothing while nothing changed."""
     push.follow(code, _shown, st.session_state.get(FOLLOW, True))
     _beat(code)
