@@ -34,7 +34,7 @@ def open_tables(page: Page) -> None:
     affinity, a websocket reopened there)."""
     box = page.locator("[data-testid='stExpander'] details", has_text="The same numbers as tables")
     if box.get_attribute("open") is None:
-        page.get_by_text("The same numbers as tables").click()
+        box.locator("summary").click()
         settle(page)  # the box draws its tables when it opens
 
 
