@@ -9,6 +9,7 @@ Loops that only burn time may end on either budget, steps or wall time, whicheve
 from __future__ import annotations
 
 import os
+import resource
 import threading
 import time
 from pathlib import Path
@@ -17,7 +18,7 @@ import numpy as np
 import pytest
 
 from sandbox import SandboxError, interpreter, run_cases, runner, source_lines
-from sandbox.scheduler import Scheduler
+from sandbox.scheduler import SLICE, Scheduler
 
 SAFETY_SECONDS = 2.0
 BURN = {"steps", "timeout"}  # an endless computation: whichever budget runs out first
@@ -620,13 +621,29 @@ def _class(queue: Scheduler, students: int, looping: int, time_limit: float) -> 
     return answers
 
 
+def _correct_check_cpu(monkeypatch: pytest.MonkeyPatch) -> float:
+    """The most CPU seconds a correct check's child used on this host, in three checks alone."""
+    monkeypatch.setattr(runner, "SCHEDULER", Scheduler())
+    used = []
+    for n in range(3):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        assert run_cases(RIGHT, "f", [(n,)])[0].value == [n, 2 * n]
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        used.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    return max(used)
+
+
 @pytest.mark.slow
 def test_a_class_with_endless_loops_gets_every_correct_verdict(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    queue = Scheduler()
+    # The slice is the app's, or three times what a correct check costs on a host slower than
+    # the one it was set for: the rule under test is that a check done within its slice is
+    # never paused, not that this host starts a child within the app's 0.08 s.
+    slice_seconds = max(SLICE, 3 * _correct_check_cpu(monkeypatch))
+    queue = Scheduler(slice_seconds=slice_seconds)
     monkeypatch.setattr(runner, "SCHEDULER", queue)
-    answers = _class(queue, students=30, looping=10, time_limit=1.0)
+    answers = _class(queue, students=30, looping=10, time_limit=max(1.0, 6 * slice_seconds))
     loops = {n for n in range(30) if n % 3 == 0}
     assert len(answers) == 30
     assert {n: answers[n] for n in answers if n not in loops} == {
