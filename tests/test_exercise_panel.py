@@ -274,6 +274,33 @@ def test_a_late_copy_never_replaces_what_the_learner_typed_in_this_session() -> 
     assert at.session_state[progress.WORK]["mix"] == {"code": own}
 
 
+def test_kept_code_outlasts_the_browsers_old_editor_and_start_again_clears_it() -> None:
+    own = "def mix_values(pattern, v):\n    return v\n"
+    template = CELLS["mix"]["en"]["template"]
+    at = report(open_page("mix"), {"mix": {"code": own}})
+    assert at.text_area(key="code_mix").value == own
+    # a run the browser asked for before the restore reached it: its editor as it was, the
+    # template; the kept code is put back, and the browser is not told to forget it
+    at.text_area(key="code_mix").set_value(template).run()
+    assert at.text_area(key="code_mix").value == own
+    assert at.session_state[progress.WORK]["mix"] == {"code": own}
+    assert "mix" not in at.session_state[progress.PUT]
+    # Start again is the learner's: the template stays, and the browser forgets the code
+    at.button(key="reset_mix").click().run()
+    assert at.text_area(key="code_mix").value == template
+    assert "mix" not in at.session_state[progress.WORK]
+    at.run()
+    assert at.text_area(key="code_mix").value == template
+    # an edit after a restore is the learner's own work, kept as any edit
+    at = report(open_page("mix"), {"mix": {"code": own}})
+    edited = own.replace("v\n", "pattern\n")
+    at.text_area(key="code_mix").set_value(edited).run()
+    assert at.session_state[progress.WORK]["mix"] == {"code": edited}
+    at.text_area(key="code_mix").set_value(template).run()
+    assert at.text_area(key="code_mix").value == template
+    assert "mix" not in at.session_state[progress.WORK]
+
+
 def test_an_empty_or_broken_copy_changes_nothing() -> None:
     for entries in ({}, None, [], "x"):
         at = report(open_page("qkv"), entries)

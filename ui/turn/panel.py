@@ -26,7 +26,7 @@ from ui.draw.sections import folded
 from ui.text import md_escape, pick, translator
 from ui.text.exercise import TEXT
 from ui.text.exercises import CELLS
-from ui.turn.progress import flush, note_code, note_pass, restored, solved
+from ui.turn.progress import bring_back, flush, note_code, note_pass, restored, solved
 
 VERDICTS = "_turn_verdicts"  # session key: cell id -> (the last Verdict, the code it judged)
 OWNER = "_turn_owner"  # session key: who asks, so that the checker's queue is fair to sessions
@@ -97,6 +97,7 @@ def _cell(lang: str, cell_id: str, case: _Case) -> None:
     st.markdown(texts["instructions"])
     if cell.helpers:
         st.caption(t("helpers", names=", ".join(f"`{name}`" for name in cell.helpers)))
+    bring_back(cell_id)
     st.text_area(
         t("editor"),
         value=texts["template"],
@@ -190,7 +191,7 @@ def _reset(cell_id: str, lang: str) -> None:
     template = CELLS[cell_id][lang]["template"]
     st.session_state[f"code_{cell_id}"] = template
     st.session_state.setdefault(VERDICTS, {}).pop(cell_id, None)
-    note_code(cell_id, template)
+    note_code(cell_id, template, start_again=True)
 
 
 def _check(cell_id: str, case: _Case) -> None:

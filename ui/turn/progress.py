@@ -35,6 +35,8 @@ PUT = "_turn_put"  # session key: entries changed since the browser's copy was l
 ASK = "_turn_ask"  # session key: a token until the browser has reported its copy, then ""
 ASKED = "_turn_asked"  # session key: the runs that have asked so far
 AGAIN = "_turn_again"  # session key: the ids of the last batch, sent once more with the next
+BROUGHT = "_turn_brought"  # session key: cell id -> the code brought back into its editor, until
+# the learner edits the cell or starts it again
 WHOLE = "_turn_whole"  # session key: set while a whole run is under way (the frame has written)
 # a browser with saved work reports it on its first run; an empty store says nothing (a new
 # visitor's page runs once, not twice), so the store is asked on the session's first runs, no more
@@ -116,8 +118,15 @@ def _reported(state: Any) -> Any:
     return getattr(state, "saved", None)
 
 
-def note_code(cell_id: str, code: str) -> None:
-    """The editor's code changed (a callback): the browser keeps it, or forgets a template."""
+def note_code(cell_id: str, code: str, *, start_again: bool = False) -> None:
+    """The editor's code changed (a callback): the browser keeps it, or forgets a template. A
+    template in a cell whose code the browser brought back is the browser's editor from before
+    that (``bring_back``), not the learner's choice, unless they pressed Start again."""
+    brought = st.session_state.get(BROUGHT, {})
+    if cell_id in brought:
+        if code in templates(cell_id) and not start_again:
+            return
+        del brought[cell_id]
     work = st.session_state.setdefault(WORK, {})
     old = work.get(cell_id) or {}
     if "seal" in old:
@@ -179,6 +188,18 @@ def _restore(entries: Any) -> None:
         editor = ss.get(f"code_{cell_id}")
         if editor is None or editor in templates(cell_id):
             ss[f"code_{cell_id}"] = code
+            ss.setdefault(BROUGHT, {})[cell_id] = code
+
+
+def bring_back(cell_id: str) -> None:
+    """Put the code this browser brought back into the cell's editor again where it shows a
+    template (the panel calls it before it draws the editor). A run the browser asked for before
+    the restoring run reached it carries the editor as it was, the template, and Streamlit takes
+    a widget's value from the browser over the one the last run set in the session."""
+    code = st.session_state.get(BROUGHT, {}).get(cell_id)
+    key = f"code_{cell_id}"
+    if code is not None and st.session_state.get(key) in templates(cell_id):
+        st.session_state[key] = code
 
 
 def _trusted(cell_id: str, passed: str, sealed: str) -> tuple[str | None, bool]:
