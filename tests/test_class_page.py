@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 import classroom
 from classroom.questions import for_page
 from classroom.texts import MESSAGES
-from ui.classroom import live
+from ui.classroom import follow, live
 from ui.text import md_escape
 from ui.text.classroom import TEXT
 
@@ -163,4 +163,44 @@ def test_a_teacher_s_temperature_between_two_stops_reaches_the_student_as_it_is(
     assert slider.value == 0.37 and "0.37" in slider.options
     assert at.number_input(key="seed").value == 7
     assert TEXT["en"]["following"].format(code=code) in shown(at)
+    store.end_class(code, key)
+
+
+def test_a_run_with_the_controls_from_before_a_change_gets_the_teacher_s_again(
+    store: classroom.Classes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run the browser asked for before the change's run reached it comes with the student's
+    old seed: the teacher's is set again. A move of the student's own stays, and once a run has
+    shown the teacher's values, or HOLD_SECONDS later, so does a move back to the old seed."""
+    code, key = store.start_class(page="softmax", values={"seed": "7"})
+    at = AppTest.from_file("../pages/3_softmax.py", default_timeout=30)
+    at.query_params["class"] = code
+    at.session_state["_class_ask"] = ""
+    at.session_state["_class_copy"] = {}
+    at.run()
+    seed = lambda: at.number_input(key="seed").value  # noqa: E731
+
+    def teacher_sets(value: int) -> None:
+        store.set_teacher_state(code, key, "softmax", {"seed": str(value)})
+        live.followers().forget(code)
+        at.run()
+        assert seed() == value
+
+    assert seed() == 7
+    teacher_sets(8)
+    at.number_input(key="seed").set_value(7).run()  # the browser's seed from before
+    assert seed() == 8
+    at.number_input(key="seed").set_value(3).run()  # the student's own
+    assert seed() == 3
+
+    teacher_sets(9)
+    at.run()  # the browser shows the teacher's seed: the hold ends
+    at.number_input(key="seed").set_value(3).run()
+    assert seed() == 3
+
+    teacher_sets(10)
+    monkeypatch.setattr(follow, "HOLD_SECONDS", -1.0)  # as if that long had passed
+    at.number_input(key="seed").set_value(3).run()
+    assert seed() == 3
+    assert not at.exception
     store.end_class(code, key)

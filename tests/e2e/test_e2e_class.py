@@ -21,6 +21,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from playwright.sync_api import Browser, Page, WebSocketRoute, expect
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 import exercises as ex
 import llm
@@ -573,3 +575,72 @@ def test_a_class_on_postgresql_survives_the_store_going_down(
         teacher.page.context.close()
         student.page.context.close()
         server.stop()
+
+
+def test_a_student_whose_browser_asks_for_a_run_as_the_teacher_s_change_arrives_follows_it(
+    browser: Browser, class_server: Server
+) -> None:
+    """The teacher's change reaches a student as a run its server starts; a run the student's
+    browser asks for at that moment (a click, its poll, its store's report) carries the page and
+    the controls as that browser last showed them, and Streamlit takes a widget's value from the
+    browser over the one a run set in the session. Such a request comes here once the change's
+    run has ended (its messages still on their way to the browser): the student still ends on
+    the teacher's numbers, and on the teacher's new page."""
+    teacher = new_session(browser, class_server.url, viewport=(1280, 720))
+    student = new_session(browser, class_server.url, viewport=(1280, 800))
+    asked: list[bytes] = []  # the student's browser's last request for a run
+    crossed: list[bytes] = []
+    cross_on: list[str] = []  # the message of the change's runs that the request crosses
+
+    def cross_the_change(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+
+        def to_server(message: str | bytes) -> None:
+            if isinstance(message, bytes) and BackMsg.FromString(message).HasField("rerun_script"):
+                asked[:] = [message]
+            server.send(message)
+
+        def to_page(message: str | bytes) -> None:
+            if cross_on and not crossed and isinstance(message, bytes):
+                sent = ForwardMsg.FromString(message)
+                kind = sent.WhichOneof("type")
+                if kind == cross_on[0] and (kind != "script_finished" or sent.script_finished == 0):
+                    crossed.append(asked[-1])
+                    server.send(asked[-1])  # the browser's request, as it showed the page
+            ws.send(message)
+
+        ws.on_message(to_server)
+        server.on_message(to_page)
+
+    try:
+        code, _key, link = start_class(teacher)
+        page = student.page
+        page.route_web_socket("**/_stcore/stream", cross_the_change)
+        show(page, link)
+        wait_joined(page, code)
+        settle(page)
+        cross_on.append("script_finished")
+        set_seed(teacher.page, 7)
+        wait_query(teacher.page, seed="7")
+        wait_all([page], expected_pattern(7), "7", "seed 7, a request crossing it")
+        assert len(crossed) == 1
+        settle(page)
+        assert query(page).get("seed") == "7" and shows(page, expected_pattern(7))
+
+        # the browser asks for a run of page 3 with seed 7 (the "r" key) and keeps that request;
+        # the teacher goes to page 4, and the request comes again once page 4's run has ended
+        page.evaluate("document.activeElement && document.activeElement.blur()")
+        asked.clear()
+        page.keyboard.press("r")
+        wait_until(page, lambda: bool(asked), "a run asked for with the r key")
+        crossed.clear()
+        teacher.page.locator(".st-key-bar a").filter(has_text="4").first.click()
+        page.wait_for_function("location.pathname === '/mix'", timeout=FOLLOW_S * 1000)
+        wait_until(page, lambda: bool(crossed), "the request crossing the change of page")
+        page.wait_for_timeout(1000)  # a run that would take the student back has had its time
+        settle(page)
+        assert urllib.parse.urlsplit(page.url).path == "/mix" and query(page).get("seed") == "7"
+        assert exceptions(page) == []
+    finally:
+        teacher.page.context.close()
+        student.page.context.close()

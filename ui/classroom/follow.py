@@ -8,7 +8,10 @@ reaches a follower as a whole run of its page, started by the process's watcher
 (``ui.classroom.push``): the frame calls ``arrive`` first, which reads the same cache, and when
 the screen changed goes to the teacher's page and sets the controls as a link would, so that
 the page draws the teacher's numbers and the student's address bar follows in that one run.
-The student's language and "Your turn" work are never touched.
+A run the student's browser asked for before that run reached it brings back its page and
+controls as they were (Streamlit takes a widget's value from the browser): for a few seconds
+``_hold`` sets the teacher's screen again. The student's language and "Your turn" work are
+never touched.
 """
 
 from __future__ import annotations
@@ -36,6 +39,11 @@ OVER_WHY = "_class_over_why"  # the ClassError that stopped it: "ended" or "unkn
 QUESTION = "_class_question"  # (number, round, revealed) of the question the page shows
 REFUSED = "_class_refused"  # (code, ClassError): this student could not join (a full class)
 FOLLOWING = "_class_following"  # the class whose banner this session shows (a student's)
+LEFT = "_class_left"  # the page a change of the teacher's page took this session from
+HELD = "_class_held"  # (when, page, values, page left, values before): ``arrive``'s last change
+# how long after a change a run may still come with the controls as the browser showed them
+# before it: the change's own run and a request on its way (a click, the poll, a store's report)
+HOLD_SECONDS = 10.0
 BEAT_SECONDS = 20.0  # a follower says it is still there this often (connected = last minute)
 _INTS = ("d_model", "n_heads", "seed", "head")
 
@@ -50,14 +58,18 @@ def arrive(current: str, values: tuple[Value, ...], path_of: Callable[[str], str
     if code is not None and ss.get(OVER) != code and st.query_params.get("class") == code:
         _news(code, path_of)  # applied in this run: the poll drawn below finds nothing new
     if ss.get(PENDING) is None:
+        _hold(current)
         return
     target, pending = ss[PENDING]
     if target != current:
+        ss[LEFT] = current
         # only the class in the new page's link: the bound controls write their own values
         # there once set below (a bound parameter may not be set or cleared by the app)
         st.switch_page(target, query_params={"class": st.query_params.get("class", "")})
     del ss[PENDING]
     shared = _shared(pending)
+    names = [*shared, *(value.name for value in values)]
+    before = {name: ss.get(name) for name in names}
     ss.update(shared)
     try:
         n_tokens = len(llm.tokenize(shared.get("text", ss.get("text") or "")))
@@ -74,6 +86,31 @@ def arrive(current: str, values: tuple[Value, ...], path_of: Callable[[str], str
             ss[value.name] = value.default_for(sizes)
     # no second run for the address bar: values set here, before their bound controls are drawn,
     # reach the URL in this same run (one run a student and change, not two)
+    applied = {name: ss.get(name) for name in names}
+    ss[HELD] = (time.monotonic(), current, applied, ss.pop(LEFT, current), before)
+
+
+def _hold(current: str) -> None:
+    """Set the teacher's screen again when a run comes with this browser's page and controls as
+    they were before ``arrive`` set them: the browser asked for it before the run that set them
+    reached it (a click, its poll, its store's report), and Streamlit takes a widget's value from
+    the browser over the one a run set in the session. A run with the teacher's values, a move
+    of the student's own, or HOLD_SECONDS end the hold."""
+    ss = st.session_state
+    held = ss.get(HELD)
+    if held is None:
+        return
+    since, page, applied, left, before = held
+    now = {name: ss.get(name) for name in applied}
+    moved = {name for name in applied if now[name] != applied[name]}
+    old = all(now[name] == before[name] for name in moved) and current in (page, left)
+    over = time.monotonic() - since > HOLD_SECONDS or not ss.get(FOLLOW, True)
+    if over or not old or (current == page and not moved):
+        del ss[HELD]
+        return
+    if current != page:
+        st.switch_page(page, query_params={"class": st.query_params.get("class", "")})
+    ss.update({name: applied[name] for name in moved})
 
 
 def _shared(values: Mapping[str, str]) -> dict[str, object]:
