@@ -15,14 +15,15 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from playwright.sync_api import Browser, ConsoleMessage, Frame, Locator, Page
+from playwright.sync_api import Browser, ConsoleMessage, Frame, Locator, Page, WebSocketRoute
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 import llm
 from ui.frame.components.page_lang import page_title
@@ -379,6 +380,45 @@ def reported(page: Page | Frame, timeout_ms: float = WAIT_MS) -> None:
     if kept == "keeps":
         page.locator(f".st-key-{STORE_KEY}").wait_for(state="detached", timeout=timeout_ms)
     settle(page)
+
+
+Message = bytes | str
+Relay = Callable[[Message], Iterable[Message]]
+
+
+def relay_stream(page: Page, sent: Relay, received: Relay = lambda message: ()) -> None:
+    """Pass the page's websocket to the app through the test: for each message the page sends,
+    the server gets the messages ``sent`` returns (none: it is lost, twice: it comes again);
+    each message the server sends reaches the page, after the server has got the messages
+    ``received`` returns for it (what the page asks before it has read that message)."""
+
+    def route(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+
+        def to_server(message: Message) -> None:
+            for out in sent(message):
+                server.send(out)
+
+        def to_page(message: Message) -> None:
+            for out in received(message):
+                server.send(out)
+            ws.send(message)
+
+        ws.on_message(to_server)
+        server.on_message(to_page)
+
+    page.route_web_socket("**/_stcore/stream", route)
+
+
+def run_ended(message: Message) -> bool:
+    """Whether a message the server sends says that a run of the page ended (not cut short)."""
+    if not isinstance(message, bytes):
+        return False
+    sent = ForwardMsg.FromString(message)
+    return (
+        sent.WhichOneof("type") == "script_finished"
+        and sent.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY
+    )
 
 
 def exceptions(page: Page) -> list[str]:

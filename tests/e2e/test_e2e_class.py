@@ -20,9 +20,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from playwright.sync_api import Browser, Page, WebSocketRoute, expect
+from playwright.sync_api import Browser, Page, expect
 from streamlit.proto.BackMsg_pb2 import BackMsg
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 import exercises as ex
 import llm
@@ -31,6 +30,7 @@ from tests.e2e.harness import (
     DEFAULT_TEXT,
     PHONE_AGENT,
     WAIT_MS,
+    Message,
     Server,
     Session,
     exceptions,
@@ -39,6 +39,8 @@ from tests.e2e.harness import (
     page_summary,
     press_slider,
     query,
+    relay_stream,
+    run_ended,
     settle,
     start_server,
     wait_query,
@@ -394,23 +396,18 @@ def test_a_student_whose_first_report_is_lost_still_joins(
     sends it again while the app still asks: the student joins a few seconds later."""
     teacher = new_session(browser, class_server.url, viewport=(1280, 720))
     student = new_session(browser, class_server.url, viewport=(1280, 800))
-    dropped: list[bytes] = []
+    dropped: list[Message] = []
 
-    def drop_the_first_report(ws: WebSocketRoute) -> None:
-        server = ws.connect_to_server()
-
-        def to_server(message: str | bytes) -> None:
-            if isinstance(message, bytes) and b'"token"' in message and not dropped:
-                dropped.append(message)  # the first report never reaches the server
-                return
-            server.send(message)
-
-        ws.on_message(to_server)
+    def drop_the_first_report(message: Message) -> list[Message]:
+        if isinstance(message, bytes) and b'"token"' in message and not dropped:
+            dropped.append(message)  # the first report never reaches the server
+            return []
+        return [message]
 
     try:
         _code, _key, link = start_class(teacher)
         page = student.page
-        page.route_web_socket("**/_stcore/stream", drop_the_first_report)
+        relay_stream(page, drop_the_first_report)
         show(page, link)
         # a join's own bound: on a slow host the store mounted 18 s after the link once, sent its
         # report again 2 s later and the banner came 3 s after that; without that second report
@@ -588,38 +585,30 @@ def test_a_student_whose_browser_asks_for_a_run_as_the_teacher_s_change_arrives_
     the teacher's numbers, and on the teacher's new page."""
     teacher = new_session(browser, class_server.url, viewport=(1280, 720))
     student = new_session(browser, class_server.url, viewport=(1280, 800))
-    asked: list[bytes] = []  # the student's browser's last request for a run
-    crossed: list[bytes] = []
-    cross_on: list[str] = []  # the message of the change's runs that the request crosses
+    asked: list[Message] = []  # the student's browser's last request for a run
+    crossed: list[Message] = []
+    armed: list[bool] = []
 
-    def cross_the_change(ws: WebSocketRoute) -> None:
-        server = ws.connect_to_server()
+    def keep_the_request(message: Message) -> list[Message]:
+        if isinstance(message, bytes) and BackMsg.FromString(message).HasField("rerun_script"):
+            asked[:] = [message]
+        return [message]
 
-        def to_server(message: str | bytes) -> None:
-            if isinstance(message, bytes) and BackMsg.FromString(message).HasField("rerun_script"):
-                asked[:] = [message]
-            server.send(message)
-
-        def to_page(message: str | bytes) -> None:
-            if cross_on and not crossed and isinstance(message, bytes):
-                sent = ForwardMsg.FromString(message)
-                kind = sent.WhichOneof("type")
-                if kind == cross_on[0] and (kind != "script_finished" or sent.script_finished == 0):
-                    crossed.append(asked[-1])
-                    server.send(asked[-1])  # the browser's request, as it showed the page
-            ws.send(message)
-
-        ws.on_message(to_server)
-        server.on_message(to_page)
+    def cross_the_change(message: Message) -> list[Message]:
+        if not (armed and run_ended(message)):
+            return []
+        armed.clear()
+        crossed.append(asked[-1])
+        return [asked[-1]]  # the browser's request, as it showed the page, once more
 
     try:
         code, _key, link = start_class(teacher)
         page = student.page
-        page.route_web_socket("**/_stcore/stream", cross_the_change)
+        relay_stream(page, keep_the_request, cross_the_change)
         show(page, link)
         wait_joined(page, code)
         settle(page)
-        cross_on.append("script_finished")
+        armed.append(True)
         set_seed(teacher.page, 7)
         wait_query(teacher.page, seed="7")
         wait_all([page], expected_pattern(7), "7", "seed 7, a request crossing it")
@@ -634,6 +623,7 @@ def test_a_student_whose_browser_asks_for_a_run_as_the_teacher_s_change_arrives_
         page.keyboard.press("r")
         wait_until(page, lambda: bool(asked), "a run asked for with the r key")
         crossed.clear()
+        armed.append(True)
         teacher.page.locator(".st-key-bar a").filter(has_text="4").first.click()
         page.wait_for_function("location.pathname === '/mix'", timeout=FOLLOW_S * 1000)
         wait_until(page, lambda: bool(crossed), "the request crossing the change of page")

@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import Browser, Page, WebSocket, WebSocketRoute, expect
+from playwright.sync_api import Browser, Page, WebSocket, expect
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 import exercises as ex
 from tests.e2e.harness import (
     SIDEBAR,
+    Message,
     Server,
     Session,
     exceptions,
@@ -18,7 +19,9 @@ from tests.e2e.harness import (
     nav_labels,
     new_session,
     page_summary,
+    relay_stream,
     reported,
+    run_ended,
     settle,
 )
 from ui.text.exercises import CELLS
@@ -205,16 +208,15 @@ def test_a_pass_given_back_is_trusted_only_if_its_code_passes(session: Session) 
     assert exceptions(page) == []
 
 
-@pytest.mark.parametrize("when", ["while_restoring", "once_restored"])
 def test_kept_code_survives_a_run_that_the_browser_asked_with_its_old_editor(
-    session: Session, when: str
+    session: Session,
 ) -> None:
     """The browser reports its kept work and, before the run that restores it has reached it,
     asks for another run with its editor as it was then, the template (its store's report sent
     again, or any other widget's change): Streamlit takes a widget's value from the browser over
-    the one the last run set in the session. That request reaches the server while the restoring
-    run is under way, or once it has finished (its messages still on their way). The kept code
-    stays in the editor and in the browser's store."""
+    the one the last run set in the session. The request comes here once the restoring run has
+    ended, its messages still on their way. The kept code stays in the editor, and the browser's
+    store is not told to forget it (the template is not the learner's choice)."""
     page = session.page
     session.open("/scores")
     own = "def attention_scores(q, k):\n    return [[1.0 for b in k] for a in q]\n"
@@ -222,35 +224,21 @@ def test_kept_code_survives_a_run_that_the_browser_asked_with_its_old_editor(
         "([name, value]) => localStorage.setItem(name, JSON.stringify(value))",
         [STORE, {"scores": {"code": own}}],
     )
-    report: list[bytes] = []
-    again: list[bytes] = []
+    report: list[Message] = []
+    again: list[Message] = []
 
-    def ask_again_with_the_old_editor(ws: WebSocketRoute) -> None:
-        server = ws.connect_to_server()
+    def keep_the_report(message: Message) -> list[Message]:
+        if isinstance(message, bytes) and b'"token"' in message and not report:
+            report.append(message)
+        return [message]
 
-        def to_server(message: str | bytes) -> None:
-            server.send(message)
-            if isinstance(message, bytes) and b'"token"' in message and not report:
-                report.append(message)
-                if when == "while_restoring":
-                    again.append(message)
-                    server.send(message)
+    def again_once_restored(message: Message) -> list[Message]:
+        if report and not again and run_ended(message):
+            again.append(report[0])
+            return [report[0]]  # before the page reads the run's end
+        return []
 
-        def to_page(message: str | bytes) -> None:
-            if (
-                report
-                and not again
-                and isinstance(message, bytes)
-                and ForwardMsg.FromString(message).WhichOneof("type") == "script_finished"
-            ):
-                again.append(report[0])
-                server.send(report[0])  # before the page reads the run's end
-            ws.send(message)
-
-        ws.on_message(to_server)
-        server.on_message(to_page)
-
-    page.route_web_socket("**/_stcore/stream", ask_again_with_the_old_editor)
+    relay_stream(page, keep_the_report, again_once_restored)
     page.reload()
     settle(page)
     assert len(again) == 1
