@@ -189,16 +189,16 @@ def test_values_set_by_the_app_reach_the_url(session: Session) -> None:
     )
     settle(page)
     seed = sidebar_values(page)["seed"]
-    wait_query(page, timeout=5, seed=seed)  # the link must reproduce the new seed
+    wait_query(page, seed=seed)  # the link must reproduce the new seed
     settle(page)  # the URL is written by a second run: let it finish before the next click
 
     page.locator(SIDEBAR).get_by_role("button", name=FRAME_TEXT["en"]["preset8"]).click()
     # the preset reproduces chapter 8 exactly: seed 0, the default, so it leaves the URL
-    wait_query(page, timeout=5, d_model="4", n_heads="1", embeddings="handmade", seed=None)
+    wait_query(page, d_model="4", n_heads="1", embeddings="handmade", seed=None)
 
     session.open("/softmax?text=")  # an empty sentence is replaced by the default
     assert sidebar_values(page)["text"] == DEFAULT_TEXT
-    wait_query(page, timeout=5, text=None)  # the default sentence is left out of the URL
+    wait_query(page, text=None)  # the default sentence is left out of the URL
 
 
 # sidebar texts that the browser cuts: a box that hides what overflows it (Streamlit's buttons

@@ -258,7 +258,7 @@ def test_a_finger_on_a_chart_scrolls_the_page_on_a_phone(browser: Browser, serve
             page.wait_for_function(
                 "([sel, top]) => document.querySelector(sel).scrollTop >= top",
                 arg=["[data-testid='stMain']", before + 200],
-                timeout=5_000,
+                timeout=15_000,
             )
         assert main.evaluate("el => el.scrollTop") >= before + 200
         assert exceptions(page) == [] and session.console.errors == []

@@ -103,15 +103,15 @@ def test_temperature_and_scale_redraw_the_pattern(session: Session) -> None:
     switch_language(page, "fr")
     wait_query(page, temperature="0.2", scale="false", lang="fr")
     wait_heatmap(page, 1, expected_pattern(0.2, False))
-    wait_until(page, lambda: says(slider, "0,2"), 'the slider saying "0,2"', timeout=5.0)
+    wait_until(page, lambda: says(slider, "0,2"), 'the slider saying "0,2"')
     words = SOFTMAX_TEXT["fr"]["temperature_value"].format(tau="0,20", low="0,05", high="20")
     assert words in page.locator(MAIN).inner_text()
     slider.press("ArrowLeft")
     wait_query(page, temperature="0.15", scale="false", lang="fr")
-    wait_until(page, lambda: says(slider, "0,15"), 'the slider saying "0,15"', timeout=5.0)
+    wait_until(page, lambda: says(slider, "0,15"), 'the slider saying "0,15"')
     switch_language(page, "en")
     wait_query(page, temperature="0.15", lang=None)
-    wait_until(page, lambda: says(slider, "0.15"), 'the slider saying "0.15"', timeout=5.0)
+    wait_until(page, lambda: says(slider, "0.15"), 'the slider saying "0.15"')
     assert not exceptions(page)
 
 
