@@ -622,6 +622,7 @@ def test_a_student_whose_browser_asks_for_a_run_as_the_teacher_s_change_arrives_
         asked.clear()
         page.keyboard.press("r")
         wait_until(page, lambda: bool(asked), "a run asked for with the r key")
+        settle(page)  # that run has ended: the next run to end is the change's
         crossed.clear()
         armed.append(True)
         teacher.page.locator(".st-key-bar a").filter(has_text="4").first.click()
