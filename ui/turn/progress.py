@@ -5,10 +5,12 @@ types is stored on the server). On a session's first runs the browser reports it
 holds any (a new visitor's page does not run twice for an empty report); each change is sent to it
 in the run it happens (the editor's, Check's and Start again's callbacks run before the frame
 mounts the store, or before the panel that reruns alone does: ``flush``), and once more with the
-next run that mounts it, numbered so that the browser keeps the newest whatever arrives last. A pass
-comes back as a ✓ only if the server can trust it: its seal (``exercises.seal``) opens with this
-server's key, or, after a restart or a new version of the checker, the code that passed passes
-again, checked silently on chapter 9's setting.
+next run that mounts it, numbered so that the browser keeps the newest whatever arrives last. Code
+brought back stays in its editor even when a run comes with the editor the browser showed before
+(``bring_back``), until the learner edits the cell or starts it again. A pass comes back as a ✓
+only if the server can trust it: its seal (``exercises.seal``) opens with this server's key, or,
+after a restart or a new version of the checker, the code that passed passes again, checked
+silently on chapter 9's setting.
 """
 
 from __future__ import annotations
