@@ -382,6 +382,13 @@ def reported(page: Page | Frame, timeout_ms: float = WAIT_MS) -> None:
     settle(page)
 
 
+def keep_work(page: Page | Frame, entries: dict) -> None:
+    """Put ``entries`` in this browser's copy of the learner's work, as the app would keep them."""
+    page.evaluate(
+        "([name, value]) => localStorage.setItem(name, JSON.stringify(value))", [STORE, entries]
+    )
+
+
 Message = bytes | str
 Relay = Callable[[Message], Iterable[Message]]
 
@@ -408,6 +415,11 @@ def relay_stream(page: Page, sent: Relay, received: Relay = lambda message: ()) 
         server.on_message(to_page)
 
     page.route_web_socket("**/_stcore/stream", route)
+
+
+def store_report(message: Message) -> bool:
+    """Whether a message the page sends carries a browser store's report (its token)."""
+    return isinstance(message, bytes) and b'"token"' in message
 
 
 def run_ended(message: Message) -> bool:

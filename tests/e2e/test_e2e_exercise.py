@@ -16,6 +16,7 @@ from tests.e2e.harness import (
     Session,
     exceptions,
     http_status,
+    keep_work,
     nav_labels,
     new_session,
     page_summary,
@@ -23,6 +24,7 @@ from tests.e2e.harness import (
     reported,
     run_ended,
     settle,
+    store_report,
 )
 from ui.text.exercises import CELLS
 
@@ -187,9 +189,7 @@ def test_a_pass_given_back_is_trusted_only_if_its_code_passes(session: Session) 
         # a seal this server did not make (a restart) on code that passes: checked again, ✓
         "qkv": {"code": right, "passed": right, "seal": "f" * 64},
     }
-    page.evaluate(
-        "([name, value]) => localStorage.setItem(name, JSON.stringify(value))", [STORE, forged]
-    )
+    keep_work(page, forged)
     page.reload()
     settle(page)
     expect(page.locator(SIDEBAR)).to_contain_text(f"Your turn: 1 of {len(ex.CELLS)} cells solved")
@@ -220,15 +220,12 @@ def test_kept_code_survives_a_run_that_the_browser_asked_with_its_old_editor(
     page = session.page
     session.open("/scores")
     own = "def attention_scores(q, k):\n    return [[1.0 for b in k] for a in q]\n"
-    page.evaluate(
-        "([name, value]) => localStorage.setItem(name, JSON.stringify(value))",
-        [STORE, {"scores": {"code": own}}],
-    )
+    keep_work(page, {"scores": {"code": own}})
     report: list[Message] = []
     again: list[Message] = []
 
     def keep_the_report(message: Message) -> list[Message]:
-        if isinstance(message, bytes) and b'"token"' in message and not report:
+        if store_report(message) and not report:
             report.append(message)
         return [message]
 

@@ -17,7 +17,7 @@ from playwright.sync_api import Browser, Page, Response
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from exercises import seal
-from tests.e2e.harness import Session, new_session, settle
+from tests.e2e.harness import Session, keep_work, new_session, settle
 from tests.hosts.harness import Lab
 
 STORE = "attention-lab/work/v1"  # the browser's copy of the learner's work (localStorage)
@@ -116,10 +116,7 @@ class Visit:
         return kept
 
     def keep(self, entries: dict) -> None:
-        self.page.evaluate(
-            "([name, value]) => localStorage.setItem(name, JSON.stringify(value))",
-            [STORE, entries],
-        )
+        keep_work(self.page, entries)
 
     def close(self) -> None:
         self.page.context.close()
