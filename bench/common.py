@@ -137,9 +137,21 @@ def cpu_seconds(pid: int) -> float:
         return float("nan")
 
 
+def worker_ports(ports: range) -> range:
+    """This process's share of ``ports``: under pytest-xdist, worker gwN of M takes the N-th of
+    M equal slices, so that two test workers never try the same port; alone, all of them."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+    if not worker.startswith("gw") or count <= 1:
+        return ports
+    width = max(len(ports) // count, 1)
+    start = ports.start + (int(worker[2:]) * width) % len(ports)
+    return range(start, min(start + width, ports.stop))
+
+
 def free_port(exclude: Sequence[int] = ()) -> int:
-    """A free port in 8800-8849 on 127.0.0.1."""
-    for port in PORTS:
+    """A free port in 8800-8849 on 127.0.0.1 (in this test worker's share of them)."""
+    for port in worker_ports(PORTS):
         if port in exclude:
             continue
         with socket.socket() as s:

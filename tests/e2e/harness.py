@@ -26,6 +26,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 import llm
+from bench.common import worker_ports
 from ui.frame.components.page_lang import page_title
 from ui.frame.navigation import slug
 from ui.frame.page import PAGES
@@ -67,21 +68,9 @@ FORMULAS_FIT_JS = """() => [...document.querySelectorAll('.katex-display')].map(
 # --- server --------------------------------------------------------------------------------
 
 
-def worker_ports(ports: range = PORTS) -> range:
-    """This process's share of ``ports``: under pytest-xdist, worker gwN of M takes the N-th of
-    M equal slices, so that two workers never try the same port; alone, all of them."""
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
-    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
-    if not worker.startswith("gw") or count <= 1:
-        return ports
-    width = max(len(ports) // count, 1)
-    start = ports.start + (int(worker[2:]) * width) % len(ports)
-    return range(start, min(start + width, ports.stop))
-
-
 def free_port() -> int:
     """The first port of this process's share of 8720-8799 that nothing listens on."""
-    share = worker_ports()
+    share = worker_ports(PORTS)
     for port in share:
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
             try:
