@@ -15,7 +15,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from playwright.sync_api import BrowserContext, Page
+from playwright.sync_api import Page
 
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = ROOT / ".cache" / "axe"
@@ -154,10 +154,10 @@ def axe_script() -> Path:
     return path
 
 
-def inject(context: BrowserContext) -> None:
-    """Load axe into every page and frame the context opens from now on (before their scripts),
-    so that axe in the top document can check the frames' content too."""
-    context.add_init_script(path=axe_script())
+def inject(page: Page) -> None:
+    """Load axe into every document and frame the page opens from now on (before their
+    scripts), so that axe in the top document can check the frames' content too."""
+    page.add_init_script(path=axe_script())
 
 
 def run_axe(page: Page, tags: tuple[str, ...] = WCAG_TAGS) -> Result:

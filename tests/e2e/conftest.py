@@ -1,8 +1,9 @@
 """Real-browser fixtures: a Streamlit server on a free local port and headless chromium.
 
-One server and one browser serve the whole session; every test gets a new browser context (its
-own cookies and Streamlit session). A test that needs a server nobody has visited yet starts its
-own with ``start_server``. Every test leaves a screenshot in ``artifacts/``.
+One server and one browser serve the whole session; every test gets a new tab in a clean
+context (no cookies, nothing stored: ``tests.e2e.tabs``) and a Streamlit session of its own. A
+test that needs a server nobody has visited yet starts its own with ``start_server``. Every
+test leaves a screenshot in ``artifacts/``.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from tests.e2e.harness import (
     screenshot,
     start_server,
 )
+from tests.e2e.tabs import close_all
 
 
 @pytest.fixture(scope="session")
@@ -43,6 +45,7 @@ def browser(playwright: Playwright) -> Iterator[Browser]:
         executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
     )
     yield chromium
+    close_all(chromium)
     chromium.close()
 
 
@@ -54,4 +57,4 @@ def session(browser: Browser, server: Server, request: pytest.FixtureRequest) ->
     try:
         screenshot(current.page, request.node.name)
     finally:
-        current.page.context.close()
+        current.close()

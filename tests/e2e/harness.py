@@ -27,6 +27,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 import llm
 from bench.common import worker_ports
+from tests.e2e.tabs import close_tab, new_tab
 from ui.frame.components.page_lang import page_title
 from ui.frame.navigation import slug
 from ui.frame.page import PAGES
@@ -41,6 +42,8 @@ CHROMIUM_ARGS = [
     "--disable-gpu",
     "--disable-dev-shm-usage",
     "--disable-background-networking",
+    # the tabs of one context share one renderer process, and the code it compiled (tests.e2e.tabs)
+    "--process-per-site",
 ]
 PORTS = range(8720, 8800)
 # the user agents of the phones the tests are: an Android one and an iPhone (Safari)
@@ -223,6 +226,10 @@ class Session:
         """Another page with the same settings, in the same document (``move``)."""
         move(self.page, path)
 
+    def close(self) -> None:
+        """Give the tab back (``tests.e2e.tabs.close_tab``): its context is kept, cleaned."""
+        close_tab(self.page)
+
     def go(self, path: str) -> None:
         """Moved to when this document shows the app with the settings ``path``'s query asks
         (``lang=en``, the contexts' language, is left out of the address bar as a default is),
@@ -242,14 +249,14 @@ def new_session(
     locale: str = "en-US",
     user_agent: str | None = None,
 ) -> Session:
-    """A new browser context (cookies, Streamlit session) and page; ``user_agent`` as a phone
-    would send it, or chromium's own when None."""
+    """A new tab with a clean context (no cookies, nothing stored: ``tests.e2e.tabs``) and a
+    Streamlit session of its own; ``user_agent`` as a phone would send it, or chromium's own
+    when None. ``Session.close`` gives it back."""
     agent = {"user_agent": user_agent, "is_mobile": True, "has_touch": True} if user_agent else {}
-    context = browser.new_context(
-        viewport={"width": viewport[0], "height": viewport[1]}, locale=locale, **agent
+    page = new_tab(
+        browser, viewport={"width": viewport[0], "height": viewport[1]}, locale=locale, **agent
     )
-    context.set_default_timeout(WAIT_MS)
-    page = context.new_page()
+    page.context.set_default_timeout(WAIT_MS)
     console = Console()
     console.attach(page)
     return Session(page, console, base)

@@ -118,7 +118,7 @@ class Contexts(dict):
     def __missing__(self, mode: str) -> Session:
         viewport, agent, _ = MODES[mode]
         session = new_session(self.browser, self.base, viewport=viewport, user_agent=agent)
-        inject(session.page.context)
+        inject(session.page)
         self[mode] = session
         return session
 
@@ -131,7 +131,7 @@ def contexts(browser: Browser, a11y_server: Server) -> Iterator[Contexts]:
         yield opened
     finally:
         for session in opened.values():
-            session.page.context.close()
+            session.close()
 
 
 def unreviewed(finding: Finding) -> list[str]:
@@ -279,7 +279,7 @@ def test_a_lost_connection_is_said_in_the_page_s_language(browser: Browser) -> N
         assert set(page.evaluate(NAMES_JS)) & {"Close", "Dismiss"} == set()
         assert page.locator("html").get_attribute("lang") == "fr"
     finally:
-        page.context.close()
+        session.close()
         server.stop()
 
 

@@ -314,7 +314,7 @@ def test_a_class_follows_the_teacher_reports_and_ends(
             assert typed not in dump
     finally:
         for s in everyone:
-            s.page.context.close()
+            s.close()
 
 
 SCROLL_JS = f"""() => {{
@@ -377,7 +377,7 @@ def test_a_student_who_joins_or_is_taken_to_another_page_starts_at_its_top(
         assert exceptions(page) == [] and exceptions(teacher.page) == []
     finally:
         for s in (teacher, phone):
-            s.page.context.close()
+            s.close()
 
 
 BAR_JS = """() => {
@@ -417,8 +417,8 @@ def test_a_student_whose_first_report_is_lost_still_joins(
         assert len(dropped) == 1
         assert exceptions(page) == []
     finally:
-        teacher.page.context.close()
-        student.page.context.close()
+        teacher.close()
+        student.close()
 
 
 WIDEST_CODE_JS = """() => {
@@ -457,7 +457,7 @@ def test_the_class_s_code_stands_whole_in_the_presenter_bar(
             where = page.evaluate(BAR_JS)
             assert abs(where["box"] - where["present"]) < 12 and where["right"] <= size[0], where
     finally:
-        teacher.page.context.close()
+        teacher.close()
 
 
 # --- two processes behind nginx, and PostgreSQL ---------------------------------------------
@@ -533,7 +533,7 @@ def test_teacher_and_students_on_two_processes_behind_nginx(
             short_flow(teacher, [student])
         finally:
             for s in opened:
-                s.page.context.close()
+                s.close()
 
 
 def test_a_class_on_postgresql_survives_the_store_going_down(
@@ -570,8 +570,8 @@ def test_a_class_on_postgresql_survives_the_store_going_down(
         )
         assert exceptions(spage) == [] and exceptions(teacher.page) == []
     finally:
-        teacher.page.context.close()
-        student.page.context.close()
+        teacher.close()
+        student.close()
         server.stop()
 
 
@@ -634,5 +634,5 @@ def test_a_student_whose_browser_asks_for_a_run_as_the_teacher_s_change_arrives_
         assert urllib.parse.urlsplit(page.url).path == "/mix" and query(page).get("seed") == "7"
         assert exceptions(page) == []
     finally:
-        teacher.page.context.close()
-        student.page.context.close()
+        teacher.close()
+        student.close()

@@ -123,7 +123,7 @@ def test_every_number_on_a_cell_reads_at_four_and_a_half(
             assert exceptions(page) == [] and session.console.errors == [], slug
         assert low == {}, low
     finally:
-        page.context.close()
+        session.close()
 
 
 # --- colour-vision deficiencies ---------------------------------------------------------------
@@ -221,4 +221,4 @@ def test_the_scales_ends_stay_apart_with_colour_vision_deficiencies(
         assert exceptions(page) == [] and session.console.errors == []
     finally:
         screenshot(page, "contrast_vision_deficiencies")
-        page.context.close()
+        session.close()

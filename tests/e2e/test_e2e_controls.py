@@ -166,7 +166,7 @@ def test_language_switch(browser: Browser, server: Server) -> None:
         assert session.console.errors == []
     finally:
         screenshot(page, "language_fr")
-        page.context.close()
+        session.close()
 
     # a browser set to French starts in French when the link names no language
     french = new_session(browser, server.url, locale="fr-FR")
@@ -176,7 +176,7 @@ def test_language_switch(browser: Browser, server: Server) -> None:
         assert sidebar_values(french.page)["lang"] == "fr"
         assert french.console.errors == []
     finally:
-        french.page.context.close()
+        french.close()
 
 
 def test_values_set_by_the_app_reach_the_url(session: Session) -> None:

@@ -93,4 +93,4 @@ def test_screenshots(browser: Browser, server: Server, lang: str) -> None:
         screenshot(page, f"depth-{lang}-rows")
         assert shot.console.errors == []
     finally:
-        shot.page.context.close()
+        shot.close()

@@ -99,7 +99,7 @@ def test_an_endless_loop_is_stopped_and_other_students_are_served(
         assert exceptions(other.page) == []
         assert other.page.locator(".st-key-code_qkv textarea").is_visible()
     finally:
-        other.page.context.close()
+        other.close()
     verdict = page.locator(".st-key-verdict_softmax [data-testid='stAlert']")
     expect(verdict).to_contain_text("Too slow", timeout=10_000)
     settle(page)
@@ -173,7 +173,7 @@ def test_the_code_and_the_passes_come_back_after_a_reload_in_this_browser_only(
         )
         assert other.page.evaluate(f"localStorage.getItem('{STORE}')") is None
     finally:
-        other.page.context.close()
+        other.close()
     assert exceptions(page) == []
     assert session.console.errors == []
 
@@ -263,4 +263,4 @@ def test_the_templates_long_lines_wrap_in_a_zoomed_column(
         longest = max(map(len, CELLS["depth"][lang]["template"].splitlines()))
         assert longest > 60  # the case that needs wrapping: a line longer than the box
     finally:
-        current.page.context.close()
+        current.close()

@@ -14,6 +14,7 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from tests.e2e.harness import WAIT_MS, Server, exceptions, move, screenshot, settle
+from tests.e2e.tabs import close_tab, new_tab
 from ui.text.exercises import CELLS
 
 pytestmark = pytest.mark.e2e
@@ -25,14 +26,11 @@ LESSONS = ("qkv", "scores", "softmax", "depth", "code")  # the longest starter c
 @pytest.fixture(params=list(SCREENS))
 def page(request: pytest.FixtureRequest, browser: Browser) -> Iterator[Page]:
     width, height, scale = SCREENS[request.param]
-    context = browser.new_context(
-        viewport={"width": width, "height": height}, device_scale_factor=scale
-    )
-    context.set_default_timeout(WAIT_MS)
-    shown = context.new_page()
+    shown = new_tab(browser, viewport={"width": width, "height": height}, device_scale_factor=scale)
+    shown.context.set_default_timeout(WAIT_MS)
     shown.screen_name = request.param  # type: ignore[attr-defined]
     yield shown
-    context.close()
+    close_tab(shown)
 
 
 def visit(page: Page, server: Server, path: str, wait: str = "") -> None:

@@ -23,6 +23,7 @@ from tests.e2e.harness import (
     wait_query,
     wait_until,
 )
+from tests.e2e.tabs import close_tab, new_tab
 
 pytestmark = pytest.mark.e2e
 DEFAULT = "the cat sat on the mat . the cat sat on the mat"
@@ -176,7 +177,7 @@ def test_screenshots(browser: Browser, server: Server, name: str, step: int) -> 
         screenshot(page, f"learned-{name}-training")
         assert shot.console.errors == []
     finally:
-        shot.page.context.close()
+        shot.close()
 
 
 # the large head's figure, its colour bar's, the small heads', the predictions' and the picker's
@@ -216,11 +217,8 @@ def test_the_heads_fit_the_column_the_picker_beside_the_large_head_at_1280(
     720 (820 px) and 1920 × 1080: no figure is cut or scrolls; the picker stands beside the
     large head where the column holds both, above it where it does not; the colour bar over
     the large head's cells; the small heads under them."""
-    context = browser.new_context(
-        viewport={"width": width, "height": height}, device_scale_factor=scale
-    )
+    page = new_tab(browser, viewport={"width": width, "height": height}, device_scale_factor=scale)
     try:
-        page = context.new_page()
         page.goto(server.url + "/learned")
         wait_patterns(page, 1500)
         measured = page.evaluate(LAYOUT)
@@ -243,15 +241,14 @@ def test_the_heads_fit_the_column_the_picker_beside_the_large_head_at_1280(
         screenshot(page, f"learned-{width}x{height}-{scale}")
         assert exceptions(page) == []
     finally:
-        context.close()
+        close_tab(page)
 
 
 def test_presenter_mode_keeps_the_large_head_projector_sized(
     browser: Browser, server: Server
 ) -> None:
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = new_tab(browser, viewport={"width": 1280, "height": 720})
     try:
-        page = context.new_page()
         page.goto(server.url + "/learned?present=true")
         wait_patterns(page, 1500)
         measured = page.evaluate(LAYOUT)
@@ -266,4 +263,4 @@ def test_presenter_mode_keeps_the_large_head_projector_sized(
         assert min(n["size"] for n in large["numbers"]) >= 16
         screenshot(page, "learned-present-1280x720")
     finally:
-        context.close()
+        close_tab(page)

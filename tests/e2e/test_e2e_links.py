@@ -88,7 +88,7 @@ def test_deep_link_is_the_first_visit_of_a_fresh_server(
         assert session.console.errors == []
     finally:
         screenshot(page, "deep_link_fresh_server")
-        page.context.close()
+        session.close()
 
 
 def test_a_copied_link_shows_the_same_numbers_in_another_browser(
@@ -122,8 +122,8 @@ def test_a_copied_link_shows_the_same_numbers_in_another_browser(
         assert first.console.errors == [] and second.console.errors == []
     finally:
         screenshot(second.page, "shared_link_second_browser")
-        first.page.context.close()
-        second.page.context.close()
+        first.close()
+        second.close()
 
 
 def _row_softmax(scores: np.ndarray) -> np.ndarray:
@@ -197,7 +197,7 @@ def test_a_page_tapped_on_a_phone_opens_with_the_sidebar_folded(
         expect(link).not_to_be_in_viewport()
         assert exceptions(page) == []
     finally:
-        page.context.close()
+        phone.close()
 
 
 LONG_TEXT = "word " * 2000  # 10 000 characters
@@ -268,4 +268,4 @@ def test_bad_link_values_are_replaced_and_reported(
         assert session.console.errors == []
     finally:
         screenshot(page, f"bad_link_{lang}")
-        page.context.close()
+        session.close()

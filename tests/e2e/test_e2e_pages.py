@@ -114,7 +114,7 @@ def test_phone_viewport(browser: Browser, server: Server) -> None:
         assert session.console.errors == []
     finally:
         screenshot(page, "phone_softmax")
-        page.context.close()
+        session.close()
 
 
 GRID_JS = """() => {
@@ -156,7 +156,7 @@ def test_grid_of_heads_stacks_on_a_phone(
         assert session.console.errors == []
     finally:
         screenshot(session.page, f"grid_heads_{'phone' if agent else 'desktop'}")
-        session.page.context.close()
+        session.close()
 
 
 SIDE_BY_SIDE = {
@@ -199,7 +199,7 @@ def test_figures_a_class_compares_stand_in_one_row_on_a_projector(
         assert session.console.errors == []
     finally:
         screenshot(session.page, f"one_row_{key}{'_presenter' * ('present' in path)}")
-        session.page.context.close()
+        session.close()
 
 
 PLOT_WIDTHS_JS = """(key) => [...document.querySelectorAll(`.st-key-${key} .js-plotly-plot`)]
@@ -234,7 +234,7 @@ def test_row_statistics_side_by_side_on_a_computer_one_under_the_other_on_a_phon
         assert session.console.errors == []
     finally:
         screenshot(session.page, f"row_stats_{'phone' if agent else 'desktop'}")
-        session.page.context.close()
+        session.close()
 
 
 def test_a_finger_on_a_chart_scrolls_the_page_on_a_phone(browser: Browser, server: Server) -> None:
@@ -264,7 +264,7 @@ def test_a_finger_on_a_chart_scrolls_the_page_on_a_phone(browser: Browser, serve
         assert exceptions(page) == [] and session.console.errors == []
     finally:
         screenshot(page, "phone_scroll_over_chart")
-        page.context.close()
+        session.close()
 
 
 # titles (axis titles, the plots' titles) that cross or touch a tick label of the same chart
@@ -357,7 +357,7 @@ def test_a_change_draws_each_chart_once(browser: Browser, server: Server, slug: 
     session = new_session(browser, server.url)
     page = session.page
     try:
-        page.context.add_init_script(COUNT_DRAWS_JS)
+        page.add_init_script(COUNT_DRAWS_JS)
         session.open(f"/{slug}?seed=3")
         charts = page.locator(".js-plotly-plot").count()
         assert charts >= 2
@@ -370,7 +370,7 @@ def test_a_change_draws_each_chart_once(browser: Browser, server: Server, slug: 
         assert exceptions(page) == [] and session.console.errors == []
     finally:
         screenshot(page, f"draws_once_{slug}")
-        page.context.close()
+        session.close()
 
 
 # the computed fill of each kind of chart text, and the app's background behind it
@@ -412,7 +412,7 @@ def test_chart_text_follows_the_theme_without_a_rerun(browser: Browser, server: 
     session = new_session(browser, server.url)
     page = session.page
     try:
-        page.context.add_init_script(COUNT_DRAWS_JS)
+        page.add_init_script(COUNT_DRAWS_JS)
         page.emulate_media(color_scheme="light")
         session.open("/layernorm")
         assert page.evaluate(CHART_COLOURS_JS) == THEME_COLOURS["light"]
@@ -438,4 +438,4 @@ def test_chart_text_follows_the_theme_without_a_rerun(browser: Browser, server: 
         assert exceptions(page) == [] and session.console.errors == []
     finally:
         screenshot(page, "chart_text_dark")
-        page.context.close()
+        session.close()

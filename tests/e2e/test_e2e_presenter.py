@@ -146,7 +146,7 @@ def test_settings_in_reach_at_1280x720_on_every_page(
             if path == "pages/3_softmax.py":
                 shoot(page, f"sidebar-softmax-{lang}")
     finally:
-        session.page.context.close()
+        session.close()
     assert not out_of_reach
 
 
@@ -216,7 +216,7 @@ def test_presenter_mode_bar_qr_code_and_back(browser: Browser, server: Server) -
         assert query(page).get("d_model") == "4"
         assert not exceptions(page) and not session.console.errors
     finally:
-        page.context.close()
+        session.close()
 
 
 @pytest.mark.parametrize("lang", ["en", "fr"])
@@ -257,7 +257,7 @@ def test_presenter_mode_on_every_page(browser: Browser, server: Server, lang: st
             # every formula fits its box (a box that scrolls shows a bar where bars take room)
             assert all(page.evaluate(FORMULAS_FIT_JS)), (path, lang)
     finally:
-        session.page.context.close()
+        session.close()
 
 
 def test_behind_nginx_the_qr_code_carries_the_teachers_address(browser: Browser) -> None:

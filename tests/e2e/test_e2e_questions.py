@@ -141,7 +141,7 @@ def test_ask_answer_reveal_and_ask_at_a_new_seed(browser: Browser, class_server:
             assert exceptions(s.page) == []
     finally:
         for s in (teacher, *students):
-            s.page.context.close()
+            s.close()
 
 
 def test_the_reveal_shows_the_asked_row_on_every_screen(
@@ -179,7 +179,7 @@ def test_the_reveal_shows_the_asked_row_on_every_screen(
             assert exceptions(page) == []
     finally:
         for s in (teacher, student):
-            s.page.context.close()
+            s.close()
 
 
 def box_top(page: Page) -> float | None:
@@ -256,4 +256,4 @@ def test_a_student_reading_further_down_is_brought_to_the_question(
             assert exceptions(p) == []
     finally:
         for s in (teacher, student):
-            s.page.context.close()
+            s.close()

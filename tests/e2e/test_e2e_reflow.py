@@ -158,7 +158,7 @@ def narrow(browser: Browser, server: Server) -> Iterator[Narrow]:
     try:
         yield Narrow(session)
     finally:
-        session.page.context.close()
+        session.close()
 
 
 CASES = [(lang, path) for lang in LANGS for path in PATHS]

@@ -27,6 +27,7 @@ from tests.e2e.harness import (
     settle,
     url_path,
 )
+from tests.e2e.tabs import close_tab, new_tab
 from ui.frame.page import PAGES
 
 pytestmark = pytest.mark.e2e
@@ -267,13 +268,13 @@ def visits(
     next ones opened from it in the app (``move``), as a class moves through the lesson."""
     first = screens[0]
     agent = {"user_agent": IPHONE_AGENT, "is_mobile": True, "has_touch": True}
-    context = browser.new_context(
+    page = new_tab(
+        browser,
         viewport={"width": first.width, "height": first.height},
         device_scale_factor=first.scale,
         **(agent if first.phone else {}),
     )
-    context.set_default_timeout(WAIT_MS)
-    page = context.new_page()
+    page.context.set_default_timeout(WAIT_MS)
     links = [(lang, query) for lang in LANGS for name, query in PRESETS.items()]
     try:
         for lang, query in links:
@@ -317,7 +318,7 @@ def visits(
                         shoot(page, f"sizes-{screen.name}-{slug}{preset}")
                     yield Visit(screen, path, measured)
     finally:
-        context.close()
+        close_tab(page)
 
 
 def shoot(page: Page, name: str) -> None:
