@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from playwright.sync_api import Browser, BrowserContext, Frame, Page
 from playwright.sync_api import Error as PlaywrightError
 
-KEEP = 3  # idle contexts kept for one set of options (a class test holds four at once)
+KEEP = 4  # idle contexts kept for one set of options (a class test holds four at once)
 # what a visit leaves in a context, by origin (Storage.clearDataForOrigin's storage types)
 LEFT = "cookies,local_storage,indexeddb,cache_storage,service_workers,file_systems"
 

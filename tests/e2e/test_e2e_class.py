@@ -61,7 +61,17 @@ FOLLOW_S = 10.0  # a bounded wait for a change to reach every student (the targe
 
 @pytest.fixture
 def data_dir() -> Iterator[Path]:
+    """A new class store's folder, the test's own."""
     with tempfile.TemporaryDirectory(prefix="attention-lab-class-") as folder:
+        yield Path(folder)
+
+
+# one class store and one server for the tests of a module: each test starts its own class,
+# and its browsers' contexts, kept from test to test (tests.e2e.tabs), have compiled the app
+# for this server's address once
+@pytest.fixture(scope="module")
+def shared_data_dir() -> Iterator[Path]:
+    with tempfile.TemporaryDirectory(prefix="attention-lab-classes-") as folder:
         yield Path(folder)
 
 
@@ -70,9 +80,10 @@ def data_dir() -> Iterator[Path]:
 POLL_HOUR = {"ATTENTION_LAB_FOLLOW_POLL_SECONDS": "3600"}
 
 
-@pytest.fixture
-def class_server(data_dir: Path) -> Iterator[Server]:
-    server = start_server("class", env={"ATTENTION_LAB_DATA": str(data_dir), **POLL_HOUR})
+@pytest.fixture(scope="module")
+def class_server(shared_data_dir: Path) -> Iterator[Server]:
+    env = {"ATTENTION_LAB_DATA": str(shared_data_dir), **POLL_HOUR}
+    server = start_server("class", env=env)
     try:
         yield server
     finally:
@@ -212,7 +223,7 @@ def start_class(teacher: Session) -> tuple[str, str, str]:
 
 
 def test_a_class_follows_the_teacher_reports_and_ends(
-    browser: Browser, class_server: Server, data_dir: Path
+    browser: Browser, class_server: Server, shared_data_dir: Path
 ) -> None:
     base = class_server.url
     teacher = new_session(browser, base, viewport=(1280, 720))
@@ -306,7 +317,7 @@ def test_a_class_follows_the_teacher_reports_and_ends(
             assert exceptions(s.page) == []
 
         # nothing a student typed reached the store
-        with sqlite3.connect(data_dir / "classes.sqlite") as db:
+        with sqlite3.connect(shared_data_dir / "classes.sqlite") as db:
             tables = [r[0] for r in db.execute("select name from sqlite_master where type='table'")]
             dump = "\n".join(db.iterdump())
         assert tables

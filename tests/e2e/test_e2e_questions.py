@@ -28,10 +28,10 @@ from tests.e2e.test_e2e_class import (
     SHOTS,
     class_server,  # noqa: F401, F811 (a fixture)
     click_chip,
-    data_dir,  # noqa: F401, F811 (a fixture)
     press,
     scroll_down,
     set_seed,
+    shared_data_dir,  # noqa: F401, F811 (a fixture)
     start_class,
     wait_joined,
 )
