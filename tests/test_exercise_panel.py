@@ -212,6 +212,11 @@ def report(at: AppTest, entries: object, token: str | None = None) -> AppTest:
     return at
 
 
+def test_the_browser_keeps_the_work_under_the_name_it_always_had() -> None:
+    """A new name would leave every learner's kept work behind, in their browser."""
+    assert progress.STORE == "attention-lab/work/v1"
+
+
 def test_a_pass_is_sealed_for_the_browser_and_an_edit_is_kept() -> None:
     solution = ex.BY_ID["add_norm"].solution_source()
     at = check(open_page("add_norm"), "add_norm", solution)

@@ -378,6 +378,11 @@ def reported(page: Page | Frame, timeout_ms: float = WAIT_MS) -> None:
     settle(page)
 
 
+def kept_work(page: Page | Frame) -> dict | None:
+    """This browser's copy of the learner's work (``ui.turn.progress.STORE``); None if none."""
+    return page.evaluate("(name) => JSON.parse(localStorage.getItem(name))", STORE)
+
+
 def keep_work(page: Page | Frame, entries: dict) -> None:
     """Put ``entries`` in this browser's copy of the learner's work, as the app would keep them."""
     page.evaluate(

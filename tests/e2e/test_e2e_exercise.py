@@ -17,6 +17,7 @@ from tests.e2e.harness import (
     exceptions,
     http_status,
     keep_work,
+    kept_work,
     nav_labels,
     new_session,
     page_summary,
@@ -108,7 +109,6 @@ def test_an_endless_loop_is_stopped_and_other_students_are_served(
 
 
 OWN_MATMUL = "def matmul(x, w):\n    return [[0.0] * len(w[0]) for row in x]\n"
-STORE = "attention-lab/work/v1"
 
 
 def count_runs(page: Page) -> list[str]:
@@ -142,7 +142,7 @@ def test_the_code_and_the_passes_come_back_after_a_reload_in_this_browser_only(
     editor.fill(OWN_MATMUL)
     editor.press("Control+Enter")  # the editor sends its code, as when it loses the focus
     settle(page)
-    kept = page.evaluate(f"JSON.parse(localStorage.getItem('{STORE}'))")
+    kept = kept_work(page)
     assert kept["qkv"] == {"code": OWN_MATMUL}
     assert kept["softmax"]["code"] == kept["softmax"]["passed"] == solution
 
@@ -171,7 +171,7 @@ def test_the_code_and_the_passes_come_back_after_a_reload_in_this_browser_only(
         expect(other.page.locator(SIDEBAR)).to_contain_text(
             f"Your turn: 0 of {len(ex.CELLS)} cells solved"
         )
-        assert other.page.evaluate(f"localStorage.getItem('{STORE}')") is None
+        assert kept_work(other.page) is None
     finally:
         other.close()
     assert exceptions(page) == []
@@ -199,11 +199,11 @@ def test_a_pass_given_back_is_trusted_only_if_its_code_passes(session: Session) 
     try:
         expect(page.locator(".st-key-code_scores textarea")).to_have_value(wrong)
     except AssertionError as err:
-        kept = page.evaluate(f"localStorage.getItem('{STORE}')")
+        kept = kept_work(page)
         raise AssertionError(f"{page_summary(page)}\nthe browser keeps: {kept}") from err
     expect(page.locator("[data-testid='stMain']")).not_to_contain_text("You solved this cell")
     # the browser's copy now holds the server's own seal for the pass, none for the failure
-    kept = page.evaluate(f"JSON.parse(localStorage.getItem('{STORE}'))")
+    kept = kept_work(page)
     assert "seal" not in kept["scores"] and kept["qkv"]["seal"] != "f" * 64
     assert exceptions(page) == []
 
@@ -241,7 +241,7 @@ def test_kept_code_survives_a_run_that_the_browser_asked_with_its_old_editor(
     assert len(again) == 1
     expect(page.locator(".st-key-code_scores textarea")).to_have_value(own)
     settle(page)
-    kept = page.evaluate(f"JSON.parse(localStorage.getItem('{STORE}'))")
+    kept = kept_work(page)
     assert kept == {"scores": {"code": own}}
     assert exceptions(page) == []
 

@@ -17,10 +17,8 @@ from playwright.sync_api import Browser, Page, Response
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from exercises import seal
-from tests.e2e.harness import Session, keep_work, new_session, settle
+from tests.e2e.harness import Session, keep_work, kept_work, new_session, settle
 from tests.hosts.harness import Lab
-
-STORE = "attention-lab/work/v1"  # the browser's copy of the learner's work (localStorage)
 
 
 @dataclass
@@ -103,7 +101,7 @@ class Visit:
 
     def kept(self) -> dict:
         """The browser's copy of the learner's work."""
-        return self.page.evaluate(f"JSON.parse(localStorage.getItem('{STORE}') || '{{}}')")
+        return kept_work(self.page) or {}
 
     def wait_kept(self, cell_id: str, entry: dict, timeout: float = 10.0) -> dict:
         """Wait until the browser's copy holds ``entry`` for ``cell_id`` (the store writes it
