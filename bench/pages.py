@@ -12,7 +12,9 @@ Two views of the same reruns:
 Each page runs at chapter 9's preset and at the largest sublayer the sidebar offers, in two modes:
 *hit* reruns with the same settings (``compute_lab`` answers from its cache), *miss* reruns with a
 new seed each time (the sublayer is recomputed; on /learned, which shows no seed, a new training
-step). Two warm-up runs come first and are not counted.
+step). Two warm-up runs come first and are not counted. In AppTest the pages take turns: four
+rounds, each page warmed again and rerun in a block of each mode, so that a burst of the host's
+load falls on several pages' blocks rather than on all the reruns of one page.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ PAGE_VALUES = {
     ("learned", "largest"): {"sentence": " ".join(llm.load_model().vocab[:16] * 2)},
 }
 WARMUP = 2
+ROUNDS = 4  # the turns every page takes in a run of all pages (bench.pages.run)
 
 
 @contextmanager
@@ -135,49 +138,100 @@ def move_miss(at, slug: str, i: int, seed: int) -> None:
             at.number_input(key=key).set_value(value)
 
 
-def _apptest_page(path: Path, preset: str, reruns: int, seed_base: int, runner_cls) -> dict:
-    from streamlit.testing.v1 import AppTest
+class _PageRuns:
+    """One page at one preset in AppTest, rerun one run at a time (``rerun``), so that a run of
+    many pages can take them in turns: its samples, by mode, and ``result``'s row."""
 
-    settings = PRESETS[preset]
-    at = AppTest.from_file(str(path), default_timeout=60)
-    for key in ("text", "d_model", "n_heads"):
-        at.query_params[key] = str(settings[key])
-    at.query_params["seed"] = str(seed_base)
-    for key, value in PAGE_VALUES.get((page_slug(path), preset), {}).items():
-        at.query_params[key] = str(value)
-    out: dict = {"page": page_slug(path) or "home", "preset": preset, "loadavg": loadavg()}
-    errors: list[str] = []
-    for _ in range(WARMUP):
-        at.run()
-    for mode in ("hit", "miss"):
-        script, cpu, wall, size, count = [], [], [], [], []
-        with MissCounter() as misses:
+    def __init__(self, path: Path, preset: str, seed_base: int, runner_cls) -> None:
+        from streamlit.testing.v1 import AppTest
+
+        settings = PRESETS[preset]
+        self.slug, self.preset = page_slug(path), preset
+        self.seed_base, self.runner_cls = seed_base, runner_cls
+        self.at = AppTest.from_file(str(path), default_timeout=60)
+        for key in ("text", "d_model", "n_heads"):
+            self.at.query_params[key] = str(settings[key])
+        self.at.query_params["seed"] = str(seed_base)
+        for key, value in PAGE_VALUES.get((self.slug, preset), {}).items():
+            self.at.query_params[key] = str(value)
+        self.loadavg = loadavg()
+        self.errors: list[str] = []
+        self.samples = {mode: {k: [] for k in SAMPLES} for mode in ("hit", "miss")}
+        self.computed = {"hit": 0, "miss": 0}
+
+    def warm(self) -> None:
+        """Runs not counted: the first ones, and at each turn the caches filled again with what
+        this page reads (the other pages' turns may have pushed it out)."""
+        for _ in range(WARMUP):
+            self.at.run()
+
+    def rerun(self, mode: str, i: int, misses: MissCounter) -> None:
+        """The ``i``-th rerun of ``mode``: the same settings (hit), or new ones (miss)."""
+        if mode == "miss":
+            move_miss(self.at, self.slug, i, self.seed_base + 1 + i)
+        before = misses.count
+        t0 = time.perf_counter()
+        self.at.run()
+        wall = (time.perf_counter() - t0) * 1e3
+        self.computed[mode] += misses.count - before
+        runner = self.runner_cls.last
+        script_s, cpu_s = runner.script_seconds()
+        size, count = runner.sent_bytes()
+        for key, value in zip(SAMPLES, (script_s * 1e3, cpu_s * 1e3, wall, size, count)):
+            self.samples[mode][key].append(value)
+        self.errors.extend(f"{e.message}"[:200] for e in self.at.exception)
+
+    def result(self) -> dict:
+        out: dict = {"page": self.slug or "home", "preset": self.preset, "loadavg": self.loadavg}
+        for mode, samples in self.samples.items():
+            out[mode] = {key: summary(values) for key, values in samples.items()}
+            out[mode]["sublayers_computed"] = self.computed[mode]
+        out["charts"] = len(self.at.get("plotly_chart"))
+        out["tables"] = len(self.at.dataframe)
+        out["errors"] = sorted(set(self.errors))
+        return out
+
+
+# what each rerun records: the script's time and CPU, AppTest's whole run, what it sent
+SAMPLES = ("script_ms", "script_cpu_ms", "apptest_run_ms", "bytes", "messages")
+
+
+def _apptest_page(path: Path, preset: str, reruns: int, seed_base: int, runner_cls) -> dict:
+    """One page at one preset: ``reruns`` hits, then ``reruns`` misses (``bench.versus`` runs
+    this in each checkout)."""
+    page = _PageRuns(path, preset, seed_base, runner_cls)
+    page.warm()
+    with MissCounter() as misses:
+        for mode in ("hit", "miss"):
             for i in range(reruns):
-                if mode == "miss":
-                    move_miss(at, page_slug(path), i, seed_base + 1 + i)
-                t0 = time.perf_counter()
-                at.run()
-                wall.append((time.perf_counter() - t0) * 1e3)
-                runner = runner_cls.last
-                script_s, cpu_s = runner.script_seconds()
-                script.append(script_s * 1e3)
-                cpu.append(cpu_s * 1e3)
-                b, n = runner.sent_bytes()
-                size.append(b)
-                count.append(n)
-                errors.extend(f"{e.message}"[:200] for e in at.exception)
-        out[mode] = {
-            "script_ms": summary(script),
-            "script_cpu_ms": summary(cpu),
-            "apptest_run_ms": summary(wall),
-            "bytes": summary(size),
-            "messages": summary(count),
-            "sublayers_computed": misses.count,
-        }
-    out["charts"] = len(at.get("plotly_chart"))
-    out["tables"] = len(at.dataframe)
-    out["errors"] = sorted(set(errors))
-    return out
+                page.rerun(mode, i, misses)
+    return page.result()
+
+
+def _apptest_turns(
+    pages: list[tuple[Path, str, int]], reruns: int, runner_cls, rounds: int = ROUNDS
+) -> list[dict]:
+    """Every (page file, preset, seed base) in turns: ``rounds`` times, each page opened anew,
+    warmed, then a block of its hits and one of its misses (``reruns`` of each in all), its
+    samples kept across the rounds. The machine's speed moves from one minute to the next: a
+    burst of its load falls on a block of several pages, instead of on all the reruns of the
+    one page measured then, whose median the slowest page's check reported. One page is open
+    at a time, as before: with all 22 open at once (their sessions, elements and caches alive),
+    a page's reruns took half as long again."""
+    block = -(-reruns // rounds)
+    rows: dict[int, _PageRuns] = {}
+    with MissCounter() as misses:
+        for first in range(0, reruns, block):
+            for k, (path, preset, seed_base) in enumerate(pages):
+                page = _PageRuns(path, preset, seed_base, runner_cls)
+                if k in rows:  # the samples so far, and the seeds' count go on
+                    page.samples, page.computed = rows[k].samples, rows[k].computed
+                page.warm()
+                for mode in ("hit", "miss"):
+                    for i in range(first, min(first + block, reruns)):
+                        page.rerun(mode, i, misses)
+                rows[k] = page
+    return [rows[k].result() for k in range(len(pages))]
 
 
 async def _ws_page(
@@ -226,10 +280,13 @@ def run(quick: bool = False, with_ws: bool = True) -> dict:
     pages = page_files()
     result: dict = {"reruns": reruns, "warmup": WARMUP, "apptest": [], "ws": []}
     with timed_apptest() as runner_cls:
-        for p_i, path in enumerate(pages):
-            for s_i, preset in enumerate(PRESETS):
-                seed_base = 100_000 + 1_000 * (2 * p_i + s_i)  # a fresh seed range per run
-                result["apptest"].append(_apptest_page(path, preset, reruns, seed_base, runner_cls))
+        runs = [
+            # a fresh seed range per page and preset
+            (path, preset, 100_000 + 1_000 * (2 * p_i + s_i))
+            for p_i, path in enumerate(pages)
+            for s_i, preset in enumerate(PRESETS)
+        ]
+        result["apptest"] = _apptest_turns(runs, reruns, runner_cls)
     if with_ws:
         with streamlit_server() as server:
             result["server_start_s"] = server.started_s

@@ -26,3 +26,22 @@ def test_a_hidden_seed_is_no_control_of_the_page_and_a_miss_moves_the_step() -> 
     move_miss(qkv, "qkv", 3, seed=77)
     qkv.run()
     assert qkv.number_input(key="seed").value == 77
+
+
+def test_pages_measured_in_turns_each_get_their_hits_and_misses() -> None:
+    """``bench.pages`` reruns the pages in turns, in blocks: every page gets its count of each
+    mode, a hit computes no sublayer, each miss (a new seed) one."""
+    from pathlib import Path
+
+    from bench.pages import _apptest_turns, timed_apptest
+
+    pages = Path(__file__).resolve().parents[1] / "pages"
+    runs = [(pages / "2_scores.py", "chapter9", 7_000), (pages / "1_qkv.py", "chapter9", 8_000)]
+    with timed_apptest() as runner:
+        rows = _apptest_turns(runs, 5, runner, rounds=2)
+    assert [r["page"] for r in rows] == ["scores", "qkv"]
+    for row in rows:
+        assert row["errors"] == []
+        assert row["hit"]["script_ms"]["n"] == row["miss"]["script_ms"]["n"] == 5
+        assert row["hit"]["sublayers_computed"] == 0
+        assert row["miss"]["sublayers_computed"] == 5
