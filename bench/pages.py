@@ -139,33 +139,33 @@ def move_miss(at, slug: str, i: int, seed: int) -> None:
 
 
 class _PageRuns:
-    """One page at one preset in AppTest, rerun one run at a time (``rerun``), so that a run of
-    many pages can take them in turns: its samples, by mode, and ``result``'s row."""
+    """One page at one preset in AppTest, opened for a block of reruns at a time (``open``,
+    ``rerun``, ``close``), so that a run of many pages can take them in turns: its samples, by
+    mode, and ``result``'s row."""
 
     def __init__(self, path: Path, preset: str, seed_base: int, runner_cls) -> None:
-        from streamlit.testing.v1 import AppTest
-
-        settings = PRESETS[preset]
-        self.slug, self.preset = page_slug(path), preset
+        self.path, self.slug, self.preset = path, page_slug(path), preset
         self.seed_base, self.runner_cls = seed_base, runner_cls
-        self.at = AppTest.from_file(str(path), default_timeout=60)
-        for key in ("text", "d_model", "n_heads"):
-            self.at.query_params[key] = str(settings[key])
-        self.at.query_params["seed"] = str(seed_base)
-        for key, value in PAGE_VALUES.get((self.slug, preset), {}).items():
-            self.at.query_params[key] = str(value)
-        self.loadavg = loadavg()
+        self.at = None
+        self.loadavg: list[float] = []  # the machine's load when the page is first opened
         self.errors: list[str] = []
         self.samples = {mode: {k: [] for k in SAMPLES} for mode in ("hit", "miss")}
         self.computed = {"hit": 0, "miss": 0}
+        self.drawn = {"charts": 0, "tables": 0}
 
-    def carry_on(self, before: _PageRuns) -> None:
-        """Go on with ``before``'s samples, counts and errors: the same page, opened again."""
-        self.samples, self.computed, self.errors = before.samples, before.computed, before.errors
+    def open(self) -> None:
+        """Open the page anew and warm it: runs not counted, the first ones, which fill the
+        caches with what it reads again (another page's turn may have pushed it out)."""
+        from streamlit.testing.v1 import AppTest
 
-    def warm(self) -> None:
-        """Runs not counted: the first ones, and at each turn the caches filled again with what
-        this page reads (the other pages' turns may have pushed it out)."""
+        settings = PRESETS[self.preset]
+        self.loadavg = self.loadavg or loadavg()
+        self.at = AppTest.from_file(str(self.path), default_timeout=60)
+        for key in ("text", "d_model", "n_heads"):
+            self.at.query_params[key] = str(settings[key])
+        self.at.query_params["seed"] = str(self.seed_base)
+        for key, value in PAGE_VALUES.get((self.slug, self.preset), {}).items():
+            self.at.query_params[key] = str(value)
         for _ in range(WARMUP):
             self.at.run()
 
@@ -185,15 +185,17 @@ class _PageRuns:
             self.samples[mode][key].append(value)
         self.errors.extend(f"{e.message}"[:200] for e in self.at.exception)
 
+    def close(self) -> None:
+        """Count what the page drew, and let its session go: one page is open at a time."""
+        self.drawn = {"charts": len(self.at.get("plotly_chart")), "tables": len(self.at.dataframe)}
+        self.at = None
+
     def result(self) -> dict:
         out: dict = {"page": self.slug or "home", "preset": self.preset, "loadavg": self.loadavg}
         for mode, samples in self.samples.items():
             out[mode] = {key: summary(values) for key, values in samples.items()}
             out[mode]["sublayers_computed"] = self.computed[mode]
-        out["charts"] = len(self.at.get("plotly_chart"))
-        out["tables"] = len(self.at.dataframe)
-        out["errors"] = sorted(set(self.errors))
-        return out
+        return out | self.drawn | {"errors": sorted(set(self.errors))}
 
 
 # what each rerun records: the script's time and CPU, AppTest's whole run, what it sent
@@ -201,41 +203,32 @@ SAMPLES = ("script_ms", "script_cpu_ms", "apptest_run_ms", "bytes", "messages")
 
 
 def _apptest_page(path: Path, preset: str, reruns: int, seed_base: int, runner_cls) -> dict:
-    """One page at one preset: ``reruns`` hits, then ``reruns`` misses (``bench.versus`` runs
-    this in each checkout)."""
-    page = _PageRuns(path, preset, seed_base, runner_cls)
-    page.warm()
-    with MissCounter() as misses:
-        for mode in ("hit", "miss"):
-            for i in range(reruns):
-                page.rerun(mode, i, misses)
-    return page.result()
+    """One page at one preset: ``reruns`` hits, then ``reruns`` misses, in one block
+    (``bench.versus`` runs this in each checkout)."""
+    return _apptest_turns([(path, preset, seed_base)], reruns, runner_cls, rounds=1)[0]
 
 
 def _apptest_turns(
     pages: list[tuple[Path, str, int]], reruns: int, runner_cls, rounds: int = ROUNDS
 ) -> list[dict]:
     """Every (page file, preset, seed base) in turns: ``rounds`` times, each page opened anew,
-    warmed, then a block of its hits and one of its misses (``reruns`` of each in all), its
-    samples kept across the rounds. The machine's speed moves from one minute to the next: a
-    burst of its load falls on a block of several pages, instead of on all the reruns of the
-    one page measured then, whose median the slowest page's check reported. One page is open
-    at a time, as before: with all 22 open at once (their sessions, elements and caches alive),
-    every page's reruns took longer (/depth's misses 22-23 ms, against 16-19 ms)."""
+    warmed, then a block of its hits and one of its misses (``reruns`` of each in all). The
+    machine's speed moves from one minute to the next: a burst of its load falls on a block of
+    several pages, instead of on all the reruns of the one page measured then, whose median the
+    slowest page's check reported. One page is open at a time, as before: with all 22 open at
+    once (their sessions, elements and caches alive), every page's reruns took longer
+    (/depth's misses 22-23 ms, against 16-19 ms)."""
+    runs = [_PageRuns(path, preset, seed_base, runner_cls) for path, preset, seed_base in pages]
     block = -(-reruns // rounds)
-    rows: dict[int, _PageRuns] = {}
     with MissCounter() as misses:
         for first in range(0, reruns, block):
-            for k, (path, preset, seed_base) in enumerate(pages):
-                page = _PageRuns(path, preset, seed_base, runner_cls)
-                if k in rows:
-                    page.carry_on(rows[k])
-                page.warm()
+            for page in runs:
+                page.open()
                 for mode in ("hit", "miss"):
                     for i in range(first, min(first + block, reruns)):
                         page.rerun(mode, i, misses)
-                rows[k] = page
-    return [rows[k].result() for k in range(len(pages))]
+                page.close()
+    return [page.result() for page in runs]
 
 
 async def _ws_page(
