@@ -117,7 +117,7 @@ class Visit:
         keep_work(self.page, entries)
 
     def close(self) -> None:
-        self.page.context.close()
+        self.session.close()
 
 
 def visit(browser: Browser, lab: Lab, server: str | None = None) -> Visit:
