@@ -11,8 +11,10 @@ a kept context holds one tab open on the server's health check, which keeps the 
 A tab given back (``close_tab``) is closed, and its context forgets what a visit leaves behind:
 the cookies, and the local storage and IndexedDB of every origin its tabs opened. The next test
 gets a new tab: its own session storage, history, routes, listeners and emulated media, as in a
-new context. A test that changes the context itself (an init script, a fake clock) calls
-``spoil``: that context is closed, never kept.
+new context. A kept context also keeps its open connections to the servers its tabs used. A
+test that changes the context itself (an init script, a fake clock), or whose proxy chooses a
+host by connection (HAProxy, ``tests.hosts.browsing``), calls ``spoil``: that context is
+closed, never kept.
 """
 
 from __future__ import annotations

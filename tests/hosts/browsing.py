@@ -18,6 +18,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from exercises import seal
 from tests.e2e.harness import Session, keep_work, kept_work, new_session, settle
+from tests.e2e.tabs import spoil
 from tests.hosts.harness import Lab
 
 
@@ -124,6 +125,9 @@ def visit(browser: Browser, lab: Lab, server: str | None = None) -> Visit:
     """A new browser context on the lab, sent to ``server`` (hA, ...) if given, else where
     HAProxy's rotation puts it."""
     session = new_session(browser, lab.url)
+    # not kept for the next test (tests.e2e.tabs): a context keeps its connections open, and one
+    # kept to HAProxy would carry this visit's host, and a sticky HAProxy's cookie, into it
+    spoil(session.page)
     traffic = Traffic(lab.url)
     traffic.attach(session.page)
     current = Visit(session, traffic)
