@@ -11,11 +11,18 @@ workers, and the multi-host tests, which make and remove network namespaces of f
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Playwright, expect, sync_playwright
+
+# a bare pytest keeps the code Python compiles, as scripts/test.sh does: the test modules as
+# rewritten for their asserts (collecting them took 6 s a worker without) and, for the workers
+# and servers it starts, Streamlit and the lab
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 TESTS = Path(__file__).resolve().parent
 # test files (relative to tests/) whose tests all run on one worker
