@@ -382,9 +382,29 @@ def _child_process_available() -> None:
     assert runner.can_isolate(), "the hostile suite must run in the child process"
 
 
-@pytest.mark.parametrize(
-    ("source", "code", "params"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
-)
+# the cases that run until the checker's time limit stops them (1.5 s of the child's CPU each):
+# scripts/test.sh runs them, a bare pytest (the quick loop) does not
+TO_THE_LIMIT = {
+    "exponential_recursion",
+    "infinite_arithmetic",
+    "nested_comprehension_bomb",
+    "equality_bomb",
+    "colliding_keys_membership",
+    "append_forever",
+}
+
+
+def case_params(cases: list[tuple]) -> list:
+    """The cases as pytest params, those that run to the time limit marked slow."""
+    return [
+        pytest.param(
+            *case[1:], id=case[0], marks=pytest.mark.slow if case[0] in TO_THE_LIMIT else ()
+        )
+        for case in cases
+    ]
+
+
+@pytest.mark.parametrize(("source", "code", "params"), case_params(CASES))
 def test_hostile_code_is_refused_or_stopped(source: str, code: str | set, params: dict) -> None:
     start = time.perf_counter()
     try:
@@ -750,6 +770,7 @@ def test_no_more_processes_are_paused_than_allowed() -> None:
 def test_there_are_at_least_forty_named_cases() -> None:
     assert len(CASES) >= 40
     assert len({c[0] for c in CASES}) == len(CASES)
+    assert {c[0] for c in CASES} >= TO_THE_LIMIT  # each slow one is a case of the list
 
 
 def _children() -> list[str]:
