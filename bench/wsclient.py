@@ -56,9 +56,10 @@ WIDGETS = {
 # script runs have ended since a run last sent it or referred to it
 MAX_MESSAGE_AGE = 2
 
-# the pages' select sliders (the learned page's training step, the LayerNorm page's eps): the
-# frontend sends the chosen option's text as a one-item list, not a string
-SELECT_SLIDERS = {"step", "eps"}
+# the pages' select sliders (the learned page's training step, the LayerNorm page's eps, the
+# softmax page's temperature): the frontend sends the chosen option's text as a one-item list,
+# not a string (a string makes Streamlit's deserializer fail, and the page shows an error)
+SELECT_SLIDERS = {"step", "eps", "temperature"}
 
 
 def widget_state(ws, key: str, value: object) -> None:

@@ -166,3 +166,20 @@ def test_the_client_forgets_cached_messages_as_a_browser_does() -> None:
     session.run_fragments = ()  # a full run: a was last used 3 runs before
     session._ran()
     assert session.cached == {}
+
+
+def test_every_select_slider_of_the_pages_is_sent_as_the_browser_sends_it() -> None:
+    """The frontend sends a select slider's option as a one-item list of its text; the client
+    sent a string for a select slider it did not know, and the page failed on the server (the
+    temperature on /softmax, once it became a select slider)."""
+    from streamlit.testing.v1 import AppTest
+
+    from bench.common import ROOT, page_files
+    from bench.wsclient import SELECT_SLIDERS
+
+    keys = set()
+    for path in page_files():
+        at = AppTest.from_file(str(ROOT / path), default_timeout=60).run()
+        keys |= {slider.key for slider in at.select_slider}
+    assert {"temperature", "step", "eps"} <= keys  # the pages still have theirs
+    assert keys <= SELECT_SLIDERS, keys - SELECT_SLIDERS
