@@ -22,16 +22,12 @@ if [ "${#missing[@]}" -gt 0 ]; then
     $sudo_cmd apt-get install -y -q "${missing[@]}"
 fi
 
-# every process of the suite keeps the code Python compiled for the next one (__pycache__,
-# which git ignores): a shell that sets PYTHONDONTWRITEBYTECODE would have each server and
-# worker compile Streamlit and the lab again (importing Streamlit: 2.1 s instead of 0.7)
-unset PYTHONDONTWRITEBYTECODE
-
 if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
 fi
-# --no-compile: Python compiles a module the first time a test imports it, and keeps it; pip
-# would compile every file of every package first (12 of the 30 s of a new .venv's install)
+# --no-compile: Python compiles a module the first time a test imports it, and keeps it
+# (tests/conftest.py, even where PYTHONDONTWRITEBYTECODE is set); pip would compile every file
+# of every package first (12 of the 30 s of a new .venv's install)
 .venv/bin/python -m pip install -q --no-compile --disable-pip-version-check -r requirements-dev.txt
 
 .venv/bin/python -m ruff check .

@@ -18,9 +18,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Playwright, expect, sync_playwright
 
-# a bare pytest keeps the code Python compiles, as scripts/test.sh does: the test modules as
-# rewritten for their asserts (collecting them took 6 s a worker without) and, for the workers
-# and servers it starts, Streamlit and the lab
+# every run keeps the code Python compiles (__pycache__, which git ignores), even in a shell that
+# sets PYTHONDONTWRITEBYTECODE: the test modules as rewritten for their asserts (collecting them
+# took 6 s a worker without) and, for the workers and servers it starts, Streamlit and the lab
+# (importing Streamlit in a new .venv: 2.1 s instead of 0.7)
 sys.dont_write_bytecode = False
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
