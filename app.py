@@ -1,10 +1,11 @@
 """Home page: what the lab is, the sentence as tokens, the steps with their shapes."""
 
-import pyarrow as pa
+from html import escape
+
 import streamlit as st
 
 from ui.classroom.join import join_box
-from ui.draw.tables import text_array, text_table
+from ui.draw.tables import html_table, show_table, text_table
 from ui.frame.navigation import linked
 from ui.frame.page import frame
 from ui.text import translator
@@ -27,16 +28,10 @@ st.info(t("turn"), icon=":material/edit_note:")
 join_box(s.lang)  # a student types the code the teacher shows
 
 st.markdown(f"**{t('tokens')}**")
-# one row, a column per position; an Arrow table is what st.dataframe sends, built directly
-st.dataframe(
-    pa.Table.from_arrays(
-        [text_array([label]) for label in s.lab.labels],
-        names=[str(i) for i in range(len(s.lab.labels))],
-    ),
-    hide_index=True,
-    width="stretch",
-    lazy=False,  # sent whole: Streamlit's lazy check imports pandas
-)
+# one row, a column per position
+positions = [str(i) for i in range(len(s.lab.labels))]
+tokens = [[escape(label) for label in s.lab.labels]]
+show_table(html_table(positions, None, tokens, label=t("tokens")))
 
 st.markdown(f"**{t('steps')}**")
 steps = [

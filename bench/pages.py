@@ -39,6 +39,7 @@ from bench.common import (
     summary,
 )
 from bench.wsclient import Session
+from ui.draw.tables import TABLE_START
 
 TARGET_MS = {"chapter9": 15.0, "largest": 60.0}
 # a page's own URL values at a preset: the depth page's largest setting stacks all 24 layers
@@ -187,7 +188,8 @@ class _PageRuns:
 
     def close(self) -> None:
         """Count what the page drew, and let its session go: one page is open at a time."""
-        self.drawn = {"charts": len(self.at.get("plotly_chart")), "tables": len(self.at.dataframe)}
+        tables = [h for h in self.at.get("html") if h.proto.body.startswith(TABLE_START)]
+        self.drawn = {"charts": len(self.at.get("plotly_chart")), "tables": len(tables)}
         self.at = None
 
     def result(self) -> dict:

@@ -259,7 +259,7 @@ def pattern_table(step: int, ids: tuple[int, ...], layer: int, head: int) -> Non
     pattern = model_run(step=step, ids=ids).layers[layer].heads[head].pattern
     labels = llm.token_labels([checkpoint(step=step).vocab[i] for i in ids])
     with box:  # the masked future is 0, as on the lesson pages' tables
-        number_table(pattern, labels, labels, lang=s.lang, key="learned_pattern", digits=2)
+        number_table(pattern, labels, labels, lang=s.lang, label=title, digits=2)
 
 
 @st.fragment

@@ -88,7 +88,7 @@ def token_output(i: int) -> None:
     total = llm.column_sums(contributions)  # [d_head]
     sum_rows = [t("sum_row", i=i), t("z_row", i=i)]
     table = np.stack([total, head.z[i]])
-    number_table(table, sum_rows, z_cols, lang=s.lang, key="sum_table", digits=6)
+    number_table(table, sum_rows, z_cols, lang=s.lang, label=t("sum_head"), digits=6)
     diff = num(llm.max_abs_diff(total, head.z[i]), 1, s.lang, "e")
     st.metric(t("check", i=i), diff, help=t("check_help"))
 

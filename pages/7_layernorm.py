@@ -107,7 +107,7 @@ def row_stats_section(figures: dict, resid: np.ndarray, ln_out: np.ndarray) -> N
         labels,
         stats_cols,
         lang=s.lang,
-        key="row_stats",
+        label=t("stats"),
         digits=6,
         kinds={t("mean_after"): (1, "e")},
     )

@@ -188,7 +188,7 @@ def numbers(runs: dict) -> None:
             rows = [f"{t('layer')} {k}" for k in range(m.shape[0])]
             kinds = dict.fromkeys(names, (3, "g"))
             with tab:
-                number_table(m, rows, names, lang=s.lang, key=f"depth_{measure}", kinds=kinds)
+                number_table(m, rows, names, lang=s.lang, label=t(f"tab_{measure}"), kinds=kinds)
 
 
 def token_rows(chosen: object, figures: dict, variant: str, n_layers: int, text: str) -> None:

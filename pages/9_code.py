@@ -35,10 +35,9 @@ number_table(
     [shape_text(name, np.asarray(engine_out[name])) for name in QUANTITIES],
     [t("largest")],
     lang=s.lang,
-    key="differences",
+    label=t("compare"),
     # two decimals of the mantissa, as the prose writes them (a decimal comma in French)
     kinds={t("largest"): (2, "e")},
-    width="content",  # one column: its numbers beside the names they belong to
 )
 if agree(differences):
     st.success(t("agree"), icon=":material/check_circle:")

@@ -2,7 +2,7 @@
 
 A page is opened the way a link opens it: URL parameters set before the first run. Each
 (page, link) pair runs once per test session. ``Expected`` runs the same settings through ``llm``
-so a test can compare what a page shows (dataframes, plotly specs) with the numbers it must show.
+so a test can compare what a page shows (tables, plotly specs) with the numbers it must show.
 """
 
 from __future__ import annotations
@@ -12,11 +12,15 @@ import functools
 import json
 import re
 from collections.abc import Callable
+from html.parser import HTMLParser
 
 import numpy as np
+import pandas as pd
 from streamlit.testing.v1 import AppTest
 
 import llm
+from ui.draw.tables import TABLE_START
+from ui.text import MINUS
 
 PAGES = {
     "qkv": "../pages/1_qkv.py",
@@ -127,42 +131,74 @@ def z_of(spec: dict, trace: int = 0) -> np.ndarray:
     return array_of(spec["data"][trace]["z"])
 
 
-def _column_configs(frame) -> dict[str, dict]:
-    """A dataframe's column configuration by column name, as sent."""
-    return json.loads(frame.proto.columns or "{}")
+class _TableReader(HTMLParser):
+    """The header, the row labels and the cells of one table of ``ui.draw.tables.html_table``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cols: list[str] = []
+        self.rows: list[str] = []
+        self.cells: list[list[str]] = []
+        self._in: tuple[str, str] | None = None  # (part, tag) of the cell being read
+        self._part = ""
+        self._text = ""
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag in ("thead", "tbody"):
+            self._part = tag
+        elif tag == "tr" and self._part == "tbody":
+            self.cells.append([])
+        elif tag in ("th", "td"):
+            self._in, self._text = (self._part, tag), ""
+
+    def handle_data(self, data: str) -> None:
+        if self._in is not None:
+            self._text += data
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag not in ("th", "td") or self._in is None:
+            return
+        part, kind = self._in
+        if part == "thead" and kind == "th":
+            self.cols.append(self._text)
+        elif part == "tbody" and kind == "th":
+            self.rows.append(self._text)
+        elif part == "tbody":
+            self.cells[-1].append(self._text)
+        self._in = None
 
 
-def tables(at: AppTest) -> list:
-    """The dataframes of the page body, in page order, as numbers in every language: a column
-    sent as the text a number reads (French decimals, scientific notation) is read back."""
-    out = []
-    for frame in at.main.dataframe:
-        value = frame.value.copy()
-        for name, column in _column_configs(frame).items():
-            if column.get("type_config", {}).get("type") == "text" and name in value.columns:
-                value[name] = [float(cell.replace(",", ".")) for cell in value[name]]
-        out.append(value)
-    return out
+def read_table(markup: str) -> _TableReader:
+    """A table of ``ui.draw.tables.html_table`` read back as its text."""
+    reader = _TableReader()
+    reader.feed(markup)
+    return reader
 
 
-def cell_texts(values, configs: dict[str, dict]) -> list[list[str]]:
-    """The text a table's cells show, row by row (the row labels left out), from its values
-    and its column configurations: a number column through its printf format (as the browser
-    writes it, for finite numbers), a text column as sent."""
-    columns = []
-    for name in values.columns:
-        kind = configs.get(str(name), {}).get("type_config", {})
-        if kind.get("type") == "number" and kind.get("format"):
-            columns.append([kind["format"] % v for v in values[name]])
-        else:
-            columns.append([str(v) for v in values[name]])
-    return [list(row) for row in zip(*columns, strict=True)]
+def number_of(text: str) -> float:
+    """A cell's number as the page writes it (a true minus sign, a decimal comma in French, an
+    empty cell for a NaN)."""
+    return float(text.replace(MINUS, "-").replace(",", ".")) if text else float("nan")
+
+
+def html_tables(at: AppTest) -> list[_TableReader]:
+    """The tables of the page body, in page order, read back as their text."""
+    bodies = [element.proto.body for element in at.main.get("html")]
+    return [read_table(body) for body in bodies if body.startswith(TABLE_START)]
+
+
+def tables(at: AppTest) -> list[pd.DataFrame]:
+    """The tables of the page body, in page order, as numbers (in every language): rows named
+    by their labels, columns by their header."""
+    return [
+        pd.DataFrame([[number_of(c) for c in row] for row in t.cells], index=t.rows, columns=t.cols)
+        for t in html_tables(at)
+    ]
 
 
 def shown_cells(at: AppTest, n: int = 0) -> list[list[str]]:
-    """The text dataframe ``n`` shows in its cells, row by row (``cell_texts``)."""
-    frame = at.main.dataframe[n]
-    return cell_texts(frame.value, _column_configs(frame))
+    """The text table ``n`` shows in its cells, row by row (the row labels left out)."""
+    return html_tables(at)[n].cells
 
 
 def close_to_shown(shown, exact: np.ndarray, digits: int = 3) -> None:

@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 import classroom
 from classroom.questions import for_page
 from classroom.texts import MESSAGES
+from tests.apptest_pages import html_tables
 from ui.classroom import follow, live
 from ui.text import md_escape
 from ui.text.classroom import TEXT
@@ -65,7 +66,7 @@ def class_buttons(at: AppTest) -> list[str]:
 
 def assert_page_as_usual(at: AppTest, following: bool = False) -> None:
     assert not at.exception, [e.value for e in at.exception]
-    assert at.dataframe or at.get("plotly_chart"), "the lesson is drawn"
+    assert html_tables(at) or at.get("plotly_chart"), "the lesson is drawn"
     assert class_buttons(at) == (["class_explore"] if following else [])
 
 

@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 import llm
 from tests.apptest_pages import (
     hidden_keys,
+    html_tables,
     markdown_rows,
     open_link,
     setting_keys,
@@ -196,8 +197,9 @@ def test_typed_sentence_errors_are_shown_not_raised() -> None:
 
 def test_home_lists_tokens_and_shapes() -> None:
     at = open_page(HOME, text="The cat saw the cat.", d_model="12", n_heads="3")
-    tokens = at.dataframe[0].value
-    assert list(tokens.iloc[0]) == ["the", "cat", "saw", "the·2", "cat·2", "."]
+    (tokens,) = html_tables(at)
+    assert tokens.cols == ["0", "1", "2", "3", "4", "5"] and tokens.rows == []
+    assert tokens.cells == [["the", "cat", "saw", "the·2", "cat·2", "."]]
     (table,) = [m.value for m in at.main.markdown if m.value.startswith("| ")]
     shapes = [row[2] for row in markdown_rows(table)]
     assert "3 × [6 × 4]" in shapes and "[6 × 12]" in shapes

@@ -199,7 +199,7 @@ def test_a_bad_variant_is_said_with_the_names_the_page_shows() -> None:
 def test_the_charts_numbers_are_a_folded_table_a_measure() -> None:
     """Folded, the page sends no table; open, a tab a measure: a row a layer, a column a
     wiring, each number to 3 significant digits."""
-    assert len(opened().main.dataframe) == 0
+    assert tables(opened()) == []
     want = {v: llm.depth_stack(CHAPTER_9, TOKENS, 12, v) for v in llm.VARIANTS}
     for label, measure in (("RMS", "rms"), ("Distance from rank one", "collapse")):
         at = AppTest.from_file(PAGE, default_timeout=30)

@@ -21,6 +21,7 @@ from tests.apptest_pages import (
     page_list,
     shown_settings,
     shown_text,
+    tables,
     z_of,
 )
 from ui.lab.shared_cache import STORE
@@ -526,7 +527,7 @@ def test_the_large_heads_numbers_are_a_folded_table() -> None:
     at.session_state["learned_pattern_table"] = True
     at.run()
     assert not at.exception, at.exception
-    (table,) = [f.value for f in at.main.dataframe]
+    (table,) = tables(at)
     model = llm.load_model()
     ids = model.encode("the cat sat on the mat . the cat sat on the mat")
     pattern = llm.run_model(model, ids).layers[0].heads[1].pattern

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import json
 import math
 import re
 import string
@@ -32,6 +31,7 @@ from tests.apptest_pages import (
     close_to_shown,
     figure,
     figure_pieces,
+    html_tables,
     opened,
     shown_cells,
     shown_text,
@@ -522,7 +522,8 @@ def test_code_differences_read_in_the_language(lang: str) -> None:
     assert (largest < 1e-12).all() and (largest > 0).any()
     # two decimals of the mantissa, a decimal comma in French; an exact 0 would read "0"
     shown = [v and f"{v:.2e}" or "0" for v in largest]
-    assert [row[0] for row in shown_cells(at)] == [comma(v) if lang == "fr" else v for v in shown]
+    want = [comma(v) if lang == "fr" else v for v in shown]
+    assert [row[0] for row in shown_cells(at)] == want
 
 
 OWN_TEXTS = ("qkv", "scores", "softmax", "mix", "heads", "concat", "layernorm", "code", "home")
@@ -556,24 +557,25 @@ def test_one_token_is_never_1_tokens(lang: str) -> None:
 
 
 @pytest.mark.parametrize("page", ["heads", "layernorm", "code"])
-def test_english_tables_write_a_fixed_number_of_decimals(page: str) -> None:
-    """Every number column of every English table has a printf format of fixed decimals
-    (1.400, not 1.4; 2.8e-17 in scientific notation), as matrix_table gives its tables."""
-    at = opened(page, {})
-    assert at.main.dataframe
-    for n, frame in enumerate(at.main.dataframe):
-        columns = {
-            name: column["type_config"] for name, column in json.loads(frame.proto.columns).items()
-        }
-        assert set(columns) == {str(c) for c in frame.value.columns}, page
-        for name, kind in columns.items():
-            if kind["type"] == "number":
-                assert re.fullmatch(r"%\.\d[f]", kind["format"]), kind
-                continue
-            # a column written by ui.text.num, as prose: scientific notation, an exact 0 as "0"
-            j = [str(c) for c in frame.value.columns].index(name)
-            cells = [row[j] for row in shown_cells(at, n)]
-            assert all(re.fullmatch(r"-?\d\.\d{1,2}e-\d+|0", c) for c in cells), (name, cells)
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_tables_write_a_fixed_number_of_decimals(page: str, lang: str) -> None:
+    """Every number of every table has a fixed count of decimals in its column (1.400, not 1.4;
+    a decimal comma in French), or, in a column written as prose writes it, scientific
+    notation (2.8e-17, an exact 0 as "0")."""
+    at = opened(page, {"lang": lang})
+    found = html_tables(at)
+    assert found, page
+    point = "," if lang == "fr" else r"\."
+    fixed = re.compile(rf"-?\d+{point}\d+")
+    science = re.compile(rf"-?\d(?:{point}\d{{1,2}})?e-?\d+|0")
+    for table in found:
+        for j, name in enumerate(table.cols):
+            cells = [row[j] for row in table.cells]
+            if all(fixed.fullmatch(c) for c in cells):
+                decimals = {len(re.split(point, c)[1]) for c in cells}
+                assert len(decimals) == 1, (page, name, cells)
+            else:
+                assert all(science.fullmatch(c) for c in cells), (page, name, cells)
 
 
 def test_layernorm_figures_are_shared_and_follow_eps() -> None:

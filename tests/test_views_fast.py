@@ -19,11 +19,10 @@ import orjson
 import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
-import pyarrow as pa
 import pytest
 from plotly.io._json import _safe, _swap_orjson
 
-from tests.apptest_pages import array_of
+from tests.apptest_pages import array_of, number_of, read_table
 from ui.draw import charts, grids, heatmaps, style, tables, wire
 from ui.draw.contrast import shown_number
 from ui.frame import follow
@@ -275,36 +274,13 @@ def test_typed_arrays_match_plotly() -> None:
         assert wire._typed_array(a) == theirs
 
 
-@pytest.mark.parametrize(
-    "values",
-    [
-        np.array([1.5, np.nan, -0.0, np.inf, 1e-300]),
-        np.array([np.nan] * 9),
-        np.array([], dtype=float),
-        SCORES[:, 1],  # a strided column
-    ],
-)
-def test_arrow_columns_from_buffers_equal_pyarrows_own(values) -> None:
-    ours = tables.float_array(values)
-    assert ours.equals(pa.array(values, pa.float64(), from_pandas=True))  # NaN -> null
-    assert ours.null_count == int(np.isnan(values).sum())
-    words = ["the", "", "é·2", "chat 🐈", *map(str, values)]
-    for some in (words, words[:1], []):
-        assert tables.text_array(some).equals(pa.array(some, pa.string()))
-
-
-def pandas_meta(table: pa.Table) -> dict:
-    """The pandas metadata of an Arrow table, but the pandas version that wrote it."""
-    meta = json.loads(table.schema.metadata[b"pandas"])
-    meta.pop("pandas_version", None)
-    return meta
-
-
-def same_as_pandas(mine: pa.Table, frame: pd.DataFrame) -> None:
-    """``mine`` is what pyarrow makes of ``frame``: the same columns, values and metadata."""
-    theirs = pa.Table.from_pandas(frame)
-    assert mine.equals(theirs)
-    assert pandas_meta(mine) == pandas_meta(theirs)
+def pandas_texts(m: np.ndarray, digits: int, lang: str) -> list[list[str]]:
+    """The cells as pandas writes a rounded table (``DataFrame.round`` then a printf format), a
+    decimal comma in French, an empty cell for a NaN:
+    a second way to the texts ``tables.cell_texts`` writes."""
+    frame = pd.DataFrame(m).round(digits) + 0.0  # adding 0.0 turns -0.0 into 0.0
+    texts = frame.map(lambda v: "" if np.isnan(v) else f"{v:.{digits}f}")
+    return texts.map(lambda t: t.replace(".", ",") if lang == "fr" else t).values.tolist()
 
 
 @pytest.mark.parametrize(
@@ -321,54 +297,50 @@ def same_as_pandas(mine: pa.Table, frame: pd.DataFrame) -> None:
         (np.array([[-1e-17, -0.004], [0.0, -0.006]]), ["the", "cat"], ["H", "max"], 2),
     ],
 )
-def test_arrow_table_equals_pandas_conversion(m, rows, cols, digits) -> None:
-    mine, config = tables.table_cells(m, rows, cols, "en", digits)
-    # pandas' own: rounded, every -0.0 made 0.0 (adding 0.0 does it)
-    expected = pd.DataFrame(m, index=rows, columns=cols).round(digits) + 0.0
-    same_as_pandas(mine, expected)
-    back = mine.to_pandas()
-    pd.testing.assert_frame_equal(back, expected)
-    # no negative zero reaches the browser, which would write it "-0.000"
-    assert not np.signbit(back.to_numpy()[back.to_numpy() == 0]).any()
-    assert {c["type_config"]["format"] for c in config.values()} == {f"%.{digits}f"}
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_a_table_reads_back_as_pandas_writes_its_numbers(m, rows, cols, digits, lang) -> None:
+    """The HTML table, read back with a parser, holds the header, the row labels and every
+    cell as pandas writes the rounded numbers; no rounded zero carries a sign."""
+    table = read_table(tables.table_html(m, rows, cols, lang=lang, label="S", digits=digits))
+    assert table.cols == [str(c) for c in cols]
+    assert table.rows == [str(r) for r in rows]
+    assert table.cells == pandas_texts(m, digits, lang)
+    shown = np.array([[number_of(c) for c in row] for row in table.cells])
+    np.testing.assert_allclose(shown, np.round(m, digits), rtol=0, atol=0)
+    assert not any(c.startswith("-") and number_of(c) == 0 for r in table.cells for c in r)
 
 
-@pytest.mark.parametrize(
-    ("m", "rows", "cols", "digits"),
-    [
-        (SCORES, LABELS, LABELS, 3),
-        (np.array([[np.nan, 1.23456789], [-0.0, -1e-17]]), ["a", "a·2"], ["H", "max"], 2),
-    ],
-)
-def test_french_table_is_the_text_of_each_number_as_pandas_would_send_it(
-    m, rows, cols, digits
-) -> None:
-    """French cells are the text ``num`` writes (the decimal comma), sent as pandas would send
-    a table of those strings, right-aligned."""
-    mine, config = tables.table_cells(m, rows, cols, "fr", digits)
-    text = pd.DataFrame(m, index=rows, columns=cols).map(lambda v: num(v, digits, "fr"))
-    same_as_pandas(mine, text)
-    assert all(c["alignment"] == "right" for c in config.values())
-    assert mine.column(0)[0].as_py() == num(float(m[0, 0]), digits, "fr")
-    assert "," in "".join(mine.column(1).to_pylist()) and "." not in "".join(
-        mine.column(1).to_pylist()
-    )
+def test_a_column_in_other_notation_writes_each_number_as_num_does() -> None:
+    """A column given its own notation (``kinds``): each cell as ``num`` writes it; the other
+    columns at the table's digits."""
+    m = np.array([[-0.108079123, 2.8e-17, 1234.5], [0.2, 0.0, -0.00051]])
+    kinds = {"mean after": (1, "e"), "rms": (3, "g")}
+    for lang in ("en", "fr"):
+        texts = tables.cell_texts(m, ["mean", "mean after", "rms"], lang, 6, kinds)
+        for row, values in zip(texts, m):
+            want = [
+                num(values[0], 6, lang),
+                num(values[1], 1, lang, "e"),
+                num(values[2], 3, lang, "g"),
+            ]
+            assert row == want
+    assert tables.cell_texts(m, ["mean", "mean after", "rms"], "en", 6, kinds)[1][1] == "0"
 
 
-def test_integers_repeated_names_and_number_labels_are_arrow_too() -> None:
-    """Every table is Arrow (the app imports no pandas): integers as floats, a repeated
-    column name kept twice, number labels written as text."""
-    for m, rows, cols in (
-        (np.arange(4).reshape(2, 2), ["a", "b"], ["x", "y"]),
-        (SCORES[:2, :2], ["a", "b"], ["x", "x"]),
-        (SCORES[:2, :2], [0, 1], ["x", "y"]),
-    ):
-        sent, _ = tables.table_cells(m, rows, cols, "en", 3)
-        assert isinstance(sent, pa.Table)
-        back = sent.to_pandas()
-        np.testing.assert_allclose(back.to_numpy(dtype=float), np.round(m, 3))
-        assert list(back.index) == [str(r) for r in rows]
-        assert list(back.columns) == [str(c) for c in cols]
+def test_what_a_student_typed_is_text_in_the_table() -> None:
+    """A token that looks like markup is escaped: it reads as typed and adds no element."""
+    rows = ["<b>bold</b>", "a&b", '"q"']
+    markup = tables.table_html(np.zeros((3, 1)), rows, ["<i>"], lang="en", label='<x "y">')
+    assert "<b>" not in markup and "<i>" not in markup and '<x "y">' not in markup
+    table = read_table(markup)
+    assert table.rows == rows and table.cols == ["<i>"]
+    assert 'aria-label="&lt;x &quot;y&quot;&gt;"' in markup
+
+
+def test_the_tokens_row_of_the_home_page_has_no_row_labels() -> None:
+    """A table without row names (the home page's tokens, a column per position)."""
+    table = read_table(tables.html_table(["0", "1"], None, [["the", "cat"]], label="tokens"))
+    assert (table.cols, table.rows, table.cells) == (["0", "1"], [], [["the", "cat"]])
 
 
 @pytest.mark.parametrize(
@@ -390,24 +362,6 @@ def test_csv_is_what_pandas_writes(m, rows, cols) -> None:
     assert mine == frame.to_csv(float_format="%.17g")
     back = pd.read_csv(io.StringIO(mine), index_col=0, float_precision="round_trip")
     np.testing.assert_array_equal(back.to_numpy(), m)
-
-
-def test_column_configs_send_what_streamlit_s_own_send() -> None:
-    """The small shared column configurations reach the browser as the public constructors'
-    do: Streamlit drops their unset fields before sending."""
-    import streamlit as st
-    from streamlit.elements.lib.column_config_utils import (
-        _convert_column_config_to_json as sent,
-    )
-    from streamlit.elements.lib.column_config_utils import process_config_mapping as processed
-
-    theirs = {
-        "x": st.column_config.NumberColumn(format="%.3f"),
-        "y": st.column_config.TextColumn(alignment="right"),
-    }
-    mine = {"x": tables._column_config("%.3f"), "y": tables._column_config("text")}
-    assert sent(processed(mine)) == sent(processed(theirs))
-    assert json.loads(sent(processed(mine)))["x"]["type_config"]["format"] == "%.3f"
 
 
 @pytest.mark.parametrize("name", list(figures()))

@@ -326,15 +326,15 @@ def test_a_closed_section_is_built_when_opened_and_follows_the_settings(session:
     page = session.page
     session.open("/concat?seed=3")
     section = page.locator(".st-key-concat_tables")
-    assert section.locator("[data-testid='stDataFrame']").count() == 0
+    assert section.locator(".lab-table").count() == 0
     section.get_by_text(CONCAT_TEXT["en"]["tables"]).click()
-    section.locator("[data-testid='stDataFrame']").nth(2).wait_for()
+    section.locator(".lab-table").nth(2).wait_for()
     settle(page)
-    assert section.locator("[data-testid='stDataFrame']").count() == 3
+    assert section.locator(".lab-table").count() == 3
     assert section.get_by_text("attn_out  [5 × 8]").count() == 1
     type_seed(page, 4)
     settle(page)
-    assert section.locator("[data-testid='stDataFrame']").count() == 3  # still open
+    assert section.locator(".lab-table").count() == 3  # still open
     assert exceptions(page) == [] and session.console.errors == []
 
 

@@ -139,10 +139,9 @@ MEASURE = """() => {
     out.push({key: 'headview', svg: box(el), heatmaps: [], texts});
   }
   const main = document.querySelector('[data-testid="stMain"]');
-  // which tables scroll sideways inside their own box (glide's scroller), in page order
-  const wideTables = [...document.querySelectorAll('[data-testid="stDataFrame"]')]
-    .map(t => { const s = t.querySelector('.dvn-scroller');
-                return Boolean(s && s.scrollWidth > s.clientWidth + 1); });
+  // which tables scroll sideways inside their own box, in page order
+  const wideTables = [...document.querySelectorAll('.lab-table')]
+    .map(t => t.scrollWidth > t.clientWidth + 1);
   return {charts: out, wideTables,
           pageWide: document.scrollingElement.scrollWidth > window.innerWidth + 1,
           mainWide: main.scrollWidth > main.clientWidth + 1,

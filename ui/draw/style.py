@@ -108,7 +108,7 @@ CHART_CSS = """<style>
 [data-testid="stColumn"]:has([class*="st-key-figs-"]) { min-width: fit-content; }
 [data-testid="stColumn"] [class*="st-key-figs-"] { max-width: 100cqw; }
 [data-testid="stHorizontalBlock"]:has([class*="st-key-figs-"])
-  > [data-testid="stColumn"]:has([data-testid="stDataFrame"]) { min-width: min(100%, 40rem); }
+  > [data-testid="stColumn"]:has(.lab-table) { min-width: min(100%, 40rem); }
 .stPlotlyChart .infolayer text, .stPlotlyChart .xaxislayer-above text,
 .stPlotlyChart .yaxislayer-above text, .stPlotlyChart text.bartext-outside {
   fill: light-dark(#5f6272, #e6eaf1) !important;

@@ -1,23 +1,19 @@
-"""Matrices as tables: numbers written as the prose writes them, Arrow from the array, CSV."""
+"""Matrices as tables: plain HTML tables of the numbers as the page writes them, and CSV."""
 
 from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 from collections.abc import Sequence
-from functools import lru_cache, partial
-from typing import Literal
+from functools import partial
+from html import escape
 
 import numpy as np
-import pyarrow as pa
 import streamlit as st
 
+from ui.draw.markup import Markup
 from ui.text import md_escape, num
-
-# the column of row labels, as pandas names an index it writes to Arrow
-INDEX = "__index_level_0__"
 
 
 def shape_text(name: str, m: np.ndarray) -> str:
@@ -25,149 +21,106 @@ def shape_text(name: str, m: np.ndarray) -> str:
     return f"{name}  [{' × '.join(str(n) for n in m.shape)}]"
 
 
-def _column(name: str | None, field: str, is_text: bool) -> dict:
-    kind = ("unicode", "object") if is_text else ("float64", "float64")
-    return {
-        "name": name,
-        "field_name": field,
-        "pandas_type": kind[0],
-        "numpy_type": kind[1],
-        "metadata": None,
-    }
-
-
-@lru_cache(maxsize=256)
-def _table_schema(cols: tuple[str, ...], text: tuple[bool, ...]) -> pa.Schema:
-    """The Arrow schema of a table with these column names (floats, or text where ``text``
-    says) and a last column of text row labels, with the metadata that tells the browser the
-    labels are the rows' names: pandas' own, as ``pa.Schema.from_pandas`` writes it."""
-    meta = {
-        "index_columns": [INDEX],
-        "column_indexes": [
-            {
-                "name": None,
-                "field_name": None,
-                "pandas_type": "unicode",
-                "numpy_type": "object",
-                "metadata": {"encoding": "UTF-8"},
-            }
-        ],
-        "columns": [
-            *(_column(c, c, is_text) for c, is_text in zip(cols, text, strict=True)),
-            _column(None, INDEX, True),
-        ],
-        "attributes": {},
-        "creator": {"library": "pyarrow", "version": pa.__version__},
-    }
-    fields = [
-        pa.field(c, pa.string() if is_text else pa.float64())
-        for c, is_text in zip(cols, text, strict=True)
-    ]
-    return pa.schema([*fields, pa.field(INDEX, pa.string())], metadata={"pandas": json.dumps(meta)})
-
-
-def float_array(values: np.ndarray) -> pa.Array:
-    """A column of float64 numbers as Arrow, a NaN as null (an empty cell), from the array's
-    own buffer. Built from buffers, not with ``pa.array``: pyarrow's converters look for pandas
-    objects first, which imports pandas (about 40 MB a process) into an app that uses none."""
-    v = np.ascontiguousarray(values, dtype=np.float64)
-    missing = np.isnan(v)
-    valid = None
-    if missing.any():
-        valid = pa.py_buffer(np.packbits(~missing, bitorder="little"))
-    return pa.Array.from_buffers(
-        pa.float64(), len(v), [valid, pa.py_buffer(v)], null_count=int(missing.sum())
-    )
-
-
-def text_array(words: Sequence[str]) -> pa.Array:
-    """A column of text as Arrow (UTF-8 and its offsets), built from buffers as
-    ``float_array`` is."""
-    encoded = [str(w).encode("utf-8") for w in words]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
-    np.cumsum([len(b) for b in encoded], out=offsets[1:])
-    return pa.Array.from_buffers(
-        pa.string(), len(encoded), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
-    )
-
-
-def unsigned_zero(a: np.ndarray) -> np.ndarray:
-    """``a`` with every -0.0 made 0.0 (adding 0.0 does it, IEEE 754): rounded, -1e-17 is -0.0,
-    which a table would write "-0.000"."""
-    return a + 0.0
-
-
 Kinds = dict[str, tuple[int, str]]
+# how every table of ``html_table`` starts: what a test or the bench looks for among the markup
+TABLE_START = '<div class="lab-table" role="region"'
+# the tables' look (the frame sends it once a page): numbers right-aligned in figures of one
+# width, the labels in bold, thin rules between the rows; a table wider than its column scrolls
+# sideways in its own box, which shows its focus when the keyboard reaches it
+TABLE_CSS = """<style>
+.lab-table { overflow-x: auto; width: fit-content; max-width: 100%; }
+.lab-table:focus-visible { outline: 2px solid light-dark(#1f5fa8, #79b0f0); outline-offset: 2px; }
+.lab-table table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
+.lab-table th, .lab-table td {
+  padding: 0.2rem 0.7rem; text-align: right; white-space: nowrap; font-size: 0.875rem;
+  border-bottom: 1px solid light-dark(rgba(49, 51, 63, 0.15), rgba(250, 250, 250, 0.18)); }
+.lab-table th { font-weight: 600; }
+.lab-table tbody th { text-align: left; }
+</style>"""
 
 
-def _without_none(config: dict) -> dict:
-    return {
-        k: _without_none(v) if isinstance(v, dict) else v
-        for k, v in config.items()
-        if v is not None
-    }
+def cell_texts(
+    m: np.ndarray, cols: Sequence[str], lang: str, digits: int = 3, kinds: Kinds | None = None
+) -> list[list[str]]:
+    """Every number of ``m`` as its table cell writes it: ``num``'s spelling in ``lang``
+    (``digits`` decimals, or per column ``kinds[column] = (digits, kind)``; a decimal comma in
+    French; no sign on a number that rounds to zero), an empty cell for a NaN. A negative number
+    keeps the hyphen-minus that the heatmaps' cells replace (U+2212): a table is where a student
+    copies numbers, and a spreadsheet reads "−0.703" as text. Shapes: m [R, C] -> R lists of C
+    texts."""
+    a = np.asarray(m, dtype=np.float64)
+    kinds = kinds or {}
+    specs = [kinds.get(str(c), (digits, "f")) for c in cols]
+    if all(spec == (digits, "f") for spec in specs):  # the usual table: one format, at once
+        form = f"{{:.{digits}f}}".format
+        rounded = (np.round(a, digits) + 0.0).tolist()  # + 0.0: a rounded -0.0 reads 0.000
+        rows = [["" if v != v else form(v) for v in row] for row in rounded]
+    else:
+        rows = [
+            ["" if v != v else num(v, d, "en", kind) for v, (d, kind) in zip(row, specs)]
+            for row in a.tolist()
+        ]
+    return [_written(row, lang) for row in rows]
 
 
-@lru_cache(maxsize=32)
-def _column_config(kind: str) -> dict:
-    """A column's configuration: ``"text"`` (right-aligned, as numbers are) or a printf format
-    of numbers; without its unset (None) fields, which Streamlit drops before sending, so the
-    copy it makes of each column's configuration on every rerun is a small one. Shared: Streamlit
-    copies a configuration before it changes anything in it."""
-    if kind == "text":
-        return _without_none(st.column_config.TextColumn(alignment="right"))
-    return _without_none(st.column_config.NumberColumn(format=kind))
+def _written(texts: list[str], lang: str) -> list[str]:
+    """A row's texts with a decimal comma in French (one replace a row: a 32 × 64 table is
+    2 048 cells)."""
+    if lang != "fr":
+        return texts
+    return "\t".join(texts).replace(".", ",").split("\t")
 
 
-def table_cells(
+def table_html(
     m: np.ndarray,
     rows: Sequence[str],
     cols: Sequence[str],
+    *,
     lang: str,
+    label: str,
     digits: int = 3,
     kinds: Kinds | None = None,
-) -> tuple[pa.Table, dict[str, dict]]:
-    """What a table of numbers sends, and its column configuration, written as the prose
-    writes numbers (``ui.text.num``): ``digits`` decimals, or per column ``kinds[column] =
-    (digits, "e")``. An English column of decimals stays numbers (sorted as numbers), rounded
-    and shown with a fixed count of decimals (1.400, not 1.4); a French column (the decimal
-    comma) and a column in scientific notation (an exact zero "0", no "e+00") are the text
-    ``num`` writes, right-aligned as numbers are.
+) -> str:
+    """A table of numbers as HTML (``html_table``): each row named by its label, the numbers
+    as ``cell_texts`` writes them. Shapes: m [R, C], rows R, cols C."""
+    return html_table(cols, rows, cell_texts(m, cols, lang, digits, kinds), label=label)
 
-    Built as Arrow straight from the array, the labels as text (pandas' own conversion costs
-    1-2 ms a table, a Styler 3-7 ms, and pandas itself about 40 MB a process, which the app does
-    without). Shapes: m [R, C] -> R rows, C columns."""
-    kinds = kinds or {}
-    a = np.asarray(m)
-    specs = [kinds.get(c, (digits, "f")) for c in cols]
-    text = tuple(lang != "en" or kind != "f" for _, kind in specs)
-    config = {
-        str(c): _column_config("text" if is_text else f"%.{d}f")
-        for c, is_text, (d, _) in zip(cols, text, specs, strict=True)
-    }
-    if not any(text) and len({d for d, _ in specs}) <= 1:  # the usual table: round it at once
-        columns = list(
-            unsigned_zero(np.round(a.astype(float, copy=False), specs[0][0] if specs else 0)).T
-        )
-    else:
-        columns = [
-            [num(float(v), d, lang, kind) for v in a[:, j]]
-            if is_text
-            else unsigned_zero(np.round(a[:, j].astype(float, copy=False), d))
-            for j, (is_text, (d, kind)) in enumerate(zip(text, specs, strict=True))
-        ]
-    arrays = [
-        text_array(c) if is_text else float_array(c)
-        for c, is_text in zip(columns, text, strict=True)
-    ]
-    names = tuple(str(c) for c in cols)
-    table = pa.Table.from_arrays([*arrays, text_array(rows)], schema=_table_schema(names, text))
-    return table, config
+
+def html_table(
+    cols: Sequence[str],
+    rows: Sequence[str] | None,
+    cells: Sequence[Sequence[str]],
+    *,
+    label: str,
+) -> str:
+    """A plain HTML table: a header row of ``cols``, each row named by ``rows`` (or unnamed),
+    right-aligned cells, in a box that scrolls sideways where the column is narrower
+    (``TABLE_CSS``) and that a keyboard reaches and scrolls too (a region named ``label``).
+    The labels are escaped (a token is what a student typed); ``cells`` are markup already."""
+    corner = "<td></td>" if rows is not None else ""
+    head = "".join(f'<th scope="col">{escape(str(c))}</th>' for c in cols)
+    names = [""] * len(cells)
+    if rows is not None:
+        names = [f'<th scope="row">{escape(str(r))}</th>' for r in rows]
+    body = "".join(
+        f"<tr>{name}<td>" + "</td><td>".join(texts) + "</td></tr>"
+        for name, texts in zip(names, cells, strict=True)
+    )
+    return (
+        f'{TABLE_START} tabindex="0" aria-label="{escape(label)}">'
+        f"<table><thead><tr>{corner}{head}</tr></thead><tbody>{body}</tbody></table></div>"
+    )
+
+
+def show_table(markup: str) -> None:
+    """Draw a table of ``html_table``."""
+    st.html(Markup(markup))
 
 
 def text_table(header: Sequence[str], rows: Sequence[Sequence[str]], key: str) -> None:
-    """A small table of text whose cells wrap in a narrow column (a dataframe's are cut), as
-    markdown: every cell written literally (``md_escape``), a formula's ``|`` included. Its box
+    """A small table of text whose cells wrap in a narrow column (a number table's stay on one
+    line), as markdown: every cell written literally (``md_escape``), a formula's ``|``
+    included. Its box
     (``st-key-text_table_<key>``) scrolls sideways where even wrapped it is too wide (a 320 px
     screen: ``ui.frame.reflow``)."""
     lines = [header, ["---"] * len(header), *rows]
@@ -185,15 +138,13 @@ def number_table(
     cols: Sequence[str],
     *,
     lang: str,
-    key: str,
+    label: str,
     digits: int = 3,
     kinds: Kinds | None = None,
-    width: Literal["stretch", "content"] = "stretch",
 ) -> None:
-    """A table of numbers (``table_cells``) at the column's width or its own."""
-    table, config = table_cells(m, rows, cols, lang, digits, kinds)
-    # eager: a small table is sent whole (Streamlit's lazy check imports pandas)
-    st.dataframe(table, width=width, column_config=config, key=key, lazy=False)
+    """A table of numbers (``table_html``): a plain HTML table, which a screen reader reads as
+    one, with the numbers as the page writes them."""
+    show_table(table_html(m, rows, cols, lang=lang, label=label, digits=digits, kinds=kinds))
 
 
 def _csv(m: np.ndarray, rows: Sequence[str], cols: Sequence[str]) -> str:
@@ -222,7 +173,7 @@ def matrix_table(
     """A matrix as a table, its shape under it, and a CSV download of the full-precision values.
     French shows ``digits`` decimals after a decimal comma, as the chapters write them (the CSV
     keeps the dot that spreadsheets and Python read)."""
-    number_table(m, rows, cols, lang=lang, key=f"{key}_table", digits=digits)
+    number_table(m, rows, cols, lang=lang, label=name, digits=digits)
     st.caption(shape_text(name, np.asarray(m)))
     st.download_button(
         download_label or f"{name} · CSV",

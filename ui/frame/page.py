@@ -22,7 +22,9 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import llm
 from ui import classroom
+from ui.draw.markup import Markup
 from ui.draw.style import CHART_CSS, EDITOR_CSS
+from ui.draw.tables import TABLE_CSS
 from ui.frame.components.announce import announce_lab
 from ui.frame.components.page_lang import page_lang
 from ui.frame.heap import freeze_imports
@@ -176,19 +178,12 @@ def frame(page: str, values: tuple[Value, ...] = (), uses: Collection[str] = SHA
     )
 
 
-class _Style(str):
-    """Style-only HTML that ``st.html`` takes as it is (``_repr_html_``): a plain string it
-    dedents on every run, about 50 µs for these 4 kB."""
-
-    def _repr_html_(self) -> str:
-        return str(self)
-
-
 @cache
-def _style(uses: tuple[str, ...], present: bool) -> _Style:
+def _style(uses: tuple[str, ...], present: bool) -> Markup:
     """The app's style on a page that uses ``uses``, in presenter mode or not: built once."""
-    return _Style(
+    return Markup(
         CHART_CSS
+        + TABLE_CSS
         + EDITOR_CSS
         + STORE_CSS
         + unused_css(uses)

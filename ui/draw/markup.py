@@ -1,0 +1,11 @@
+"""Markup that ``st.html`` sends as it is: the page's style, its tables."""
+
+from __future__ import annotations
+
+
+class Markup(str):
+    """HTML (or a style) that ``st.html`` takes as it is, through ``_repr_html_``: a plain string
+    it would dedent line by line on every run (about 50 µs for 4 kB)."""
+
+    def _repr_html_(self) -> str:
+        return str(self)
