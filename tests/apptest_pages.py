@@ -139,6 +139,7 @@ class _TableReader(HTMLParser):
         self.cols: list[str] = []
         self.rows: list[str] = []
         self.cells: list[list[str]] = []
+        self.caption = ""
         self._in: tuple[str, str] | None = None  # (part, tag) of the cell being read
         self._part = ""
         self._text = ""
@@ -148,7 +149,7 @@ class _TableReader(HTMLParser):
             self._part = tag
         elif tag == "tr" and self._part == "tbody":
             self.cells.append([])
-        elif tag in ("th", "td"):
+        elif tag in ("th", "td", "caption"):
             self._in, self._text = (self._part, tag), ""
 
     def handle_data(self, data: str) -> None:
@@ -156,10 +157,12 @@ class _TableReader(HTMLParser):
             self._text += data
 
     def handle_endtag(self, tag: str) -> None:
-        if tag not in ("th", "td") or self._in is None:
+        if tag not in ("th", "td", "caption") or self._in is None:
             return
         part, kind = self._in
-        if part == "thead" and kind == "th":
+        if kind == "caption":
+            self.caption = self._text
+        elif part == "thead" and kind == "th":
             self.cols.append(self._text)
         elif part == "tbody" and kind == "th":
             self.rows.append(self._text)

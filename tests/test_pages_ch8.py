@@ -20,6 +20,7 @@ from tests.apptest_pages import (
     close_to_shown,
     figure,
     figure_pieces,
+    html_tables,
     opened,
     tables,
     z_of,
@@ -155,6 +156,8 @@ def test_qkv_handmade_features_are_named_in_the_chosen_language() -> None:
     assert list(en.loc["cat"]) == [1.0, 0.0, 0.0, 1.0]  # chapter 8's hand-made row
     seeded = tables(opened("qkv", LINKS["chapter9"]))[0]
     assert list(seeded.columns) == [f"f{i}" for i in range(8)]
+    # the matrix's shape under it, the table's own caption
+    assert html_tables(opened("qkv", LINKS["chapter9"]))[0].caption == "X  [5 × 8]"
 
 
 def test_qkv_names_the_words_the_handmade_table_does_not_know() -> None:

@@ -330,10 +330,13 @@ def test_a_column_in_other_notation_writes_each_number_as_num_does() -> None:
 def test_what_a_student_typed_is_text_in_the_table() -> None:
     """A token that looks like markup is escaped: it reads as typed and adds no element."""
     rows = ["<b>bold</b>", "a&b", '"q"']
-    markup = tables.table_html(np.zeros((3, 1)), rows, ["<i>"], lang="en", label='<x "y">')
+    markup = tables.table_html(
+        np.zeros((3, 1)), rows, ["<i>"], lang="en", label='<x "y">', caption="<u>[3 × 1]"
+    )
     assert "<b>" not in markup and "<i>" not in markup and '<x "y">' not in markup
+    assert "<u>" not in markup
     table = read_table(markup)
-    assert table.rows == rows and table.cols == ["<i>"]
+    assert table.rows == rows and table.cols == ["<i>"] and table.caption == "<u>[3 × 1]"
     assert 'aria-label="&lt;x &quot;y&quot;&gt;"' in markup
 
 

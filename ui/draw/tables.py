@@ -36,6 +36,8 @@ TABLE_CSS = """<style>
   border-bottom: 1px solid light-dark(rgba(49, 51, 63, 0.15), rgba(250, 250, 250, 0.18)); }
 .lab-table th { font-weight: 600; }
 .lab-table tbody th { text-align: left; }
+.lab-table caption { caption-side: bottom; text-align: left; white-space: nowrap;
+  padding-top: 0.5rem; font-size: 0.875rem; opacity: 0.75; }
 </style>"""
 
 
@@ -80,10 +82,12 @@ def table_html(
     label: str,
     digits: int = 3,
     kinds: Kinds | None = None,
+    caption: str = "",
 ) -> str:
     """A table of numbers as HTML (``html_table``): each row named by its label, the numbers
     as ``cell_texts`` writes them. Shapes: m [R, C], rows R, cols C."""
-    return html_table(cols, rows, cell_texts(m, cols, lang, digits, kinds), label=label)
+    cells = cell_texts(m, cols, lang, digits, kinds)
+    return html_table(cols, rows, cells, label=label, caption=caption)
 
 
 def html_table(
@@ -92,11 +96,13 @@ def html_table(
     cells: Sequence[Sequence[str]],
     *,
     label: str,
+    caption: str = "",
 ) -> str:
     """A plain HTML table: a header row of ``cols``, each row named by ``rows`` (or unnamed),
-    right-aligned cells, in a box that scrolls sideways where the column is narrower
-    (``TABLE_CSS``) and that a keyboard reaches and scrolls too (a region named ``label``).
-    The labels are escaped (a token is what a student typed); ``cells`` are markup already."""
+    right-aligned cells, ``caption`` under it (the matrix's shape), in a box that scrolls
+    sideways where the column is narrower (``TABLE_CSS``) and that a keyboard reaches and
+    scrolls too (a region named ``label``). The labels and the caption are escaped (a token is
+    what a student typed); ``cells`` are markup already."""
     corner = "<td></td>" if rows is not None else ""
     head = "".join(f'<th scope="col">{escape(str(c))}</th>' for c in cols)
     names = [""] * len(cells)
@@ -106,9 +112,10 @@ def html_table(
         f"<tr>{name}<td>" + "</td><td>".join(texts) + "</td></tr>"
         for name, texts in zip(names, cells, strict=True)
     )
+    under = f"<caption>{escape(caption)}</caption>" if caption else ""
     return (
         f'{TABLE_START} tabindex="0" aria-label="{escape(label)}">'
-        f"<table><thead><tr>{corner}{head}</tr></thead><tbody>{body}</tbody></table></div>"
+        f"<table>{under}<thead><tr>{corner}{head}</tr></thead><tbody>{body}</tbody></table></div>"
     )
 
 
@@ -141,10 +148,15 @@ def number_table(
     label: str,
     digits: int = 3,
     kinds: Kinds | None = None,
+    caption: str = "",
 ) -> None:
     """A table of numbers (``table_html``): a plain HTML table, which a screen reader reads as
-    one, with the numbers as the page writes them."""
-    show_table(table_html(m, rows, cols, lang=lang, label=label, digits=digits, kinds=kinds))
+    one, with the numbers as the page writes them, and ``caption`` under it."""
+    show_table(
+        table_html(
+            m, rows, cols, lang=lang, label=label, digits=digits, kinds=kinds, caption=caption
+        )
+    )
 
 
 def _csv(m: np.ndarray, rows: Sequence[str], cols: Sequence[str]) -> str:
@@ -170,11 +182,11 @@ def matrix_table(
     download_label: str | None = None,
     lang: str = "en",
 ) -> None:
-    """A matrix as a table, its shape under it, and a CSV download of the full-precision values.
-    French shows ``digits`` decimals after a decimal comma, as the chapters write them (the CSV
-    keeps the dot that spreadsheets and Python read)."""
-    number_table(m, rows, cols, lang=lang, label=name, digits=digits)
-    st.caption(shape_text(name, np.asarray(m)))
+    """A matrix as a table, its shape under it (the table's caption), and a CSV download of the
+    full-precision values. French shows ``digits`` decimals after a decimal comma, as the
+    chapters write them (the CSV keeps the dot that spreadsheets and Python read)."""
+    caption = shape_text(name, np.asarray(m))
+    number_table(m, rows, cols, lang=lang, label=name, digits=digits, caption=caption)
     st.download_button(
         download_label or f"{name} · CSV",
         # written when clicked, not on every rerun: 5-9 ms for a 64-column table
