@@ -1,7 +1,5 @@
 """Home page: what the lab is, the sentence as tokens, the steps with their shapes."""
 
-from html import escape
-
 import streamlit as st
 
 from ui.classroom.join import join_box
@@ -30,8 +28,7 @@ join_box(s.lang)  # a student types the code the teacher shows
 st.markdown(f"**{t('tokens')}**")
 # one row, a column per position
 positions = [str(i) for i in range(len(s.lab.labels))]
-tokens = [[escape(label) for label in s.lab.labels]]
-show_table(html_table(positions, None, tokens, label=t("tokens")))
+show_table(html_table(positions, None, [s.lab.labels], label=t("tokens")))
 
 st.markdown(f"**{t('steps')}**")
 steps = [

@@ -20,7 +20,6 @@ from streamlit.testing.v1 import AppTest
 
 import llm
 from ui.draw.tables import TABLE_START
-from ui.text import MINUS
 
 PAGES = {
     "qkv": "../pages/1_qkv.py",
@@ -179,9 +178,9 @@ def read_table(markup: str) -> _TableReader:
 
 
 def number_of(text: str) -> float:
-    """A cell's number as the page writes it (a true minus sign, a decimal comma in French, an
-    empty cell for a NaN)."""
-    return float(text.replace(MINUS, "-").replace(",", ".")) if text else float("nan")
+    """A cell's number as the page writes it (a decimal comma in French, an empty cell for a
+    NaN)."""
+    return float(text.replace(",", ".")) if text else float("nan")
 
 
 def html_tables(at: AppTest) -> list[_TableReader]:

@@ -344,6 +344,9 @@ def test_the_tokens_row_of_the_home_page_has_no_row_labels() -> None:
     """A table without row names (the home page's tokens, a column per position)."""
     table = read_table(tables.html_table(["0", "1"], None, [["the", "cat"]], label="tokens"))
     assert (table.cols, table.rows, table.cells) == (["0", "1"], [], [["the", "cat"]])
+    # a token is a cell there: escaped as the labels are
+    markup = tables.html_table(["0"], None, [["<img src=x>"]], label="tokens")
+    assert "<img" not in markup and read_table(markup).cells == [["<img src=x>"]]
 
 
 @pytest.mark.parametrize(

@@ -62,15 +62,9 @@ def cell_texts(
             ["" if v != v else num(v, d, "en", kind) for v, (d, kind) in zip(row, specs)]
             for row in a.tolist()
         ]
-    return [_written(row, lang) for row in rows]
-
-
-def _written(texts: list[str], lang: str) -> list[str]:
-    """A row's texts with a decimal comma in French (one replace a row: a 32 × 64 table is
-    2 048 cells)."""
-    if lang != "fr":
-        return texts
-    return "\t".join(texts).replace(".", ",").split("\t")
+    if lang == "fr":
+        return [[text.replace(".", ",") for text in row] for row in rows]
+    return rows
 
 
 def table_html(
@@ -101,15 +95,15 @@ def html_table(
     """A plain HTML table: a header row of ``cols``, each row named by ``rows`` (or unnamed),
     right-aligned cells, ``caption`` under it (the matrix's shape), in a box that scrolls
     sideways where the column is narrower (``TABLE_CSS``) and that a keyboard reaches and
-    scrolls too (a region named ``label``). The labels and the caption are escaped (a token is
-    what a student typed); ``cells`` are markup already."""
+    scrolls too (a region named ``label``). Every text is escaped, cells included: a token is
+    what a student typed."""
     corner = "<td></td>" if rows is not None else ""
     head = "".join(f'<th scope="col">{escape(str(c))}</th>' for c in cols)
     names = [""] * len(cells)
     if rows is not None:
         names = [f'<th scope="row">{escape(str(r))}</th>' for r in rows]
     body = "".join(
-        f"<tr>{name}<td>" + "</td><td>".join(texts) + "</td></tr>"
+        f"<tr>{name}<td>" + "</td><td>".join(map(escape, texts)) + "</td></tr>"
         for name, texts in zip(names, cells, strict=True)
     )
     under = f"<caption>{escape(caption)}</caption>" if caption else ""
@@ -127,9 +121,8 @@ def show_table(markup: str) -> None:
 def text_table(header: Sequence[str], rows: Sequence[Sequence[str]], key: str) -> None:
     """A small table of text whose cells wrap in a narrow column (a number table's stay on one
     line), as markdown: every cell written literally (``md_escape``), a formula's ``|``
-    included. Its box
-    (``st-key-text_table_<key>``) scrolls sideways where even wrapped it is too wide (a 320 px
-    screen: ``ui.frame.reflow``)."""
+    included. Its box (``st-key-text_table_<key>``) scrolls sideways where even wrapped it is
+    too wide (a 320 px screen: ``ui.frame.reflow``)."""
     lines = [header, ["---"] * len(header), *rows]
     st.container(key=f"text_table_{key}").markdown(
         "\n".join(
