@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import time
 from pathlib import Path
 
@@ -115,7 +116,15 @@ SPLIT_JS = """
 CHARTS_HOLD_JS = """
 (expected) => {
   const gds = [...document.querySelectorAll('.js-plotly-plot')];
-  if (gds.length !== expected.length) return false;
+  const maps = [...document.querySelectorAll('.lab-heatmap[data-z]')];  // heatmap tables
+  if (gds.length + maps.length !== expected.length) return false;
+  for (let k = 0; k < maps.length; k++) {
+    const bytes = Uint8Array.from(atob(maps[k].dataset.z), (c) => c.charCodeAt(0));
+    let sum = 0;
+    for (const v of new Float64Array(bytes.buffer)) if (Number.isFinite(v)) sum += v;
+    const want = expected[gds.length + k];
+    if (!(Math.abs(sum - want) <= 1e-6 * Math.max(1, Math.abs(want)))) return false;
+  }
   for (let i = 0; i < gds.length; i++) {
     const full = gds[i]._fullData;
     if (!full || !full[0]) return false;
@@ -169,6 +178,16 @@ def expected_checksums(path: Path, query: dict[str, object], change: dict | None
         widget.set_value(value)
     if change:
         at.run()
+    return checksums(at)
+
+
+MARKUP_Z = re.compile(r'data-z="([A-Za-z0-9+/=]*)"')
+
+
+def checksums(at) -> list[float]:
+    """Every chart's checksum as CHARTS_HOLD_JS reads it in the browser: each plotly chart's
+    (the sum of its finite z, or of its bar heights; every plot of a grid), then each heatmap
+    table's (``ui.draw.heatmap_table``: its ``data-z``), in page order."""
     sums = []
     for chart in at.get("plotly_chart"):
         total = 0.0
@@ -176,6 +195,10 @@ def expected_checksums(path: Path, query: dict[str, object], change: dict | None
             values = _array(trace.get("y") if trace.get("type") == "bar" else trace.get("z"))
             total += float(np.nansum(values[np.isfinite(values)]))
         sums.append(total)
+    for element in at.get("html"):
+        for found in MARKUP_Z.finditer(element.proto.body):
+            values = np.frombuffer(base64.b64decode(found.group(1)), dtype=np.float64)
+            sums.append(float(np.nansum(values[np.isfinite(values)])))
     return sums
 
 

@@ -13,10 +13,9 @@ script hands every new figure to ``Plotly.react`` in the chart it drew before (p
 plotly package's own copy, served by Streamlit's component file route). It answers "would a chart
 of our own that updates instead of mounting anew meet 100 ms?".
 
-Then the heatmaps as **markup**: each an inline SVG the server writes (``MARKUP``: its cells in
-the figure's colour scale, their numbers in their colours, the token labels and the title; no
-colour bar and no hover), the entropy bars still a plotly chart. It answers "would the section
-meet 100 ms if the lab drew its heatmaps itself, as markup instead of plotly charts?".
+Then the heatmaps as **tables**: the page's own heatmap tables (``ui.draw.heatmap_table``, sent
+with ``st.html``), the entropy bars still a plotly chart: the floor of the section as the page
+draws it now.
 
 - **Time**: from the key event to the frame after which every chart holds the new value and the
   app is idle again (the page's own clock, as ``bench.fragments``).
@@ -122,16 +121,16 @@ def section():
 section()
 '''
 
-# the markup variant: the same section, its heatmaps inline SVG written by the server (cells,
-# numbers, labels, title), its bar chart still a plotly chart
-_MARKUP = '''
+# the tables variant: the same section, its heatmaps the page's own heatmap tables
+# (``ui.draw.heatmap_table``) sent with ``st.html``, its bar chart still a plotly chart
+_TABLES = '''
 import base64
-import html
-import re
+import sys
 
 import numpy as np
 
-SPAN = re.compile(r"<span style=.color:(#[0-9a-fA-F]+).>(.*)</span>")
+sys.path.insert(0, ROOT)
+from ui.draw.heatmap_table import HEATMAP_CSS, heatmaps_markup  # noqa: E402
 
 
 def values(z):
@@ -142,67 +141,22 @@ def values(z):
     return flat.reshape([int(n) for n in str(z["shape"]).split(",")])
 
 
-def channels(c):
-    """A colour's red, green and blue: "#440154" or "rgb(5,48,97)"."""
-    if c.startswith("#"):
-        return np.array([int(c[k : k + 2], 16) for k in (1, 3, 5)])
-    return np.array([float(v) for v in c[c.index("(") + 1 : -1].split(",")])
+def figure(spec):
+    """A heatmap of the specs, its z as numbers again."""
+    trace = {**spec["data"][0], "z": values(spec["data"][0]["z"])}
+    return {"data": [trace], "layout": spec["layout"]}
 
 
-def colour(scale, t):
-    """The colour at t (0..1) of a plotly colour scale, linear in RGB."""
-    stops = [s for s, _ in scale]
-    i = max(1, min(len(stops) - 1, int(np.searchsorted(stops, t))))
-    (s0, c0), (s1, c1) = scale[i - 1], scale[i]
-    f = 0.0 if s1 == s0 else (t - s0) / (s1 - s0)
-    a, b = (channels(c) for c in (c0, c1))
-    return "rgb({:.0f},{:.0f},{:.0f})".format(*(a + (b - a) * f))
-
-
-def text(x, y, words, **attrs):
-    """An SVG text at (x, y), its words escaped."""
-    more = "".join(f" {k.replace('_', '-')}='{v}'" for k, v in attrs.items())
-    return f"<text x='{x:.1f}' y='{y:.1f}'{more}>{html.escape(str(words))}</text>"
-
-
-def svg(spec, meta):
-    """One heatmap of the section as an SVG the size of its figure."""
-    trace, layout = spec["data"][0], spec["layout"]
-    z, m = values(trace["z"]), layout["margin"]
-    rows, cols = z.shape
-    cell = (layout["width"] - m["l"] - m["r"]) / cols
-    lo, hi = trace.get("zmin", np.nanmin(z)), trace.get("zmax", np.nanmax(z))
-    font = trace.get("textfont", {})
-    size = (layout["width"], layout["height"], font.get("size", 12))
-    out = ["<svg data-meta='{}' role='img' width='{}' height='{}' font-size='{}'>".format(
-        meta, *size)]
-    title = re.sub("<[^>]+>", "", layout.get("title", {}).get("text", ""))  # plotly's <b>, <br>
-    out.append(text(m["l"], 20, title, font_weight="bold"))
-    for i in range(rows):
-        y = m["t"] + i * cell
-        out.append(text(m["l"] - 6, y + cell / 2 + 4, trace["y"][i], text_anchor="end"))
-        for j in range(cols):
-            x, v = m["l"] + j * cell, z[i, j]
-            fill = "#c5c8d2" if np.isnan(v) else colour(trace["colorscale"], (v - lo) / (hi - lo))
-            out.append(f"<rect x='{x:.1f}' y='{y:.1f}' width='{cell - 1:.1f}' "
-                       f"height='{cell - 1:.1f}' fill='{fill}'/>")
-            found = SPAN.fullmatch(trace["text"][i][j])
-            ink = font.get("color", "#000")
-            ink, number = found.groups() if found else (ink, trace["text"][i][j])
-            out.append(text(x + cell / 2, y + cell / 2 + 4, number, fill=ink, text_anchor="middle"))
-    for j in range(cols):
-        out.append(text(m["l"] + (j + 0.5) * cell, m["t"] + rows * cell + 16, trace["x"][j],
-                        text_anchor="middle"))
-    return "".join(out) + "</svg>"
+st.html(HEATMAP_CSS)
 
 
 @st.fragment
 def section():
     tau = st.slider("temperature", 0.05, 20.0, 1.0, step=0.05, key="temperature")
     shown = SPECS[: int(st.query_params.get("charts", len(SPECS)))]
-    maps = "".join(svg(spec, tau) for spec in shown if spec["data"][0]["type"] == "heatmap")
-    st.markdown(f"<div style='display:flex;flex-wrap:wrap;gap:16px'>{maps}</div>",
-                unsafe_allow_html=True)
+    heatmaps = [s for s in shown if s["data"][0]["type"] == "heatmap"]
+    maps = [(figure(spec), f"map{i}") for i, spec in enumerate(heatmaps)]
+    st.html(f"<div data-meta='{tau}'>{heatmaps_markup(maps, label='maps')}</div>")
     for i, spec in enumerate(s for s in shown if s["data"][0]["type"] != "heatmap"):
         layout = {**spec["layout"], "meta": tau}
         st.plotly_chart(Sent({"data": spec["data"], "layout": layout}), key=f"chart{i}",
@@ -211,7 +165,7 @@ def section():
 
 section()
 '''
-MARKUP = SENT + _MARKUP
+MARKUP = SENT + f"ROOT = {str(ROOT)!r}\n" + _TABLES
 
 # true once every chart holds the slider's value and the app is idle again
 HOLDS_JS = """
@@ -222,27 +176,36 @@ HOLDS_JS = """
   if (!last || last[1] !== 'notRunning') return false;
   const gds = [...document.querySelectorAll('.js-plotly-plot')];
   const holds = (gd) => gd._fullLayout && Math.abs(gd._fullLayout.meta - want) < 1e-9;
-  const svgs = [...document.querySelectorAll('svg[data-meta]')];  // MARKUP's heatmaps
-  const marked = (svg) => Math.abs(parseFloat(svg.dataset.meta) - want) < 1e-9;
-  if (!gds.length && !svgs.length) return false;
-  if (!gds.every(holds) || !svgs.every(marked)) return false;
+  const maps = [...document.querySelectorAll('[data-meta]')];  // MARKUP's heatmap tables
+  const marked = (box) => Math.abs(parseFloat(box.dataset.meta) - want) < 1e-9;
+  if (!gds.length && !maps.length) return false;
+  if (!gds.every(holds) || !maps.every(marked)) return false;
   b.settled = performance.now();
   return true;
 }
 """
 
 
-def section_specs(path: str, query: dict, keys: tuple[str, ...]) -> list[dict]:
-    """The figures a page draws under the chart keys ``keys`` at ``query``, in page order
-    (an AppTest run)."""
-    from streamlit.testing.v1 import AppTest
+def section_specs(link: dict) -> list[dict]:
+    """/softmax's section figures at ``link``'s setting (τ 1, with √d_k, the last token
+    followed), as the page builds them, in page order: S, masked S, A, the entropy bars; in
+    plotly's JSON (its typed arrays)."""
+    import plotly.io as pio
 
-    at = AppTest.from_file(str(ROOT / path), default_timeout=60)
-    for key, value in query.items():
-        at.query_params[key] = str(value)
-    at.run()
-    charts = at.get("plotly_chart")
-    return [json.loads(c.proto.spec) for c in charts if c.proto.id.rsplit("-", 1)[-1] in keys]
+    from ui.draw.style import Look
+    from ui.lab.compute import Setting, compute_lab
+    from ui.lessons.softmax import MAPS, softmax_figures
+
+    setting = Setting(link["text"], int(link["d_model"]), int(link["n_heads"]), link["seed"], True)
+    last = len(compute_lab(setting).labels) - 1  # the token the page follows at first
+    figures = softmax_figures(setting, Look(), 0, 1.0, True, last)
+    keys = [k for k in (*MAPS, "row_entropy") if k in figures]
+    return [
+        json.loads(
+            pio.to_json({"data": list(figures[k]["data"]), "layout": dict(figures[k]["layout"])})
+        )
+        for k in keys
+    ]
 
 
 def run(browser, specs: list[dict], rounds: int) -> dict:
@@ -308,7 +271,7 @@ def what_app(app: dict, section: str = "the section's") -> str:
     what = "1 chart" if app["charts"] == 1 else f"{section} {app['charts']} charts"
     drawn = app.get("drawn", "anew")
     if drawn == "as markup":
-        return "1 heatmap as SVG markup" if app["charts"] == 1 else what + ", heatmaps as SVG"
+        return "1 heatmap table" if app["charts"] == 1 else what + ", heatmaps as tables"
     return what + (", drawn in place" if drawn == "in place" else "")
 
 

@@ -21,8 +21,6 @@ from __future__ import annotations
 import json
 import time
 
-import numpy as np
-
 from bench import floor
 from bench.browser import (
     ARGS,
@@ -33,9 +31,9 @@ from bench.browser import (
     SPLIT_JS,
     STATE_JS,
     TIMING_JS,
-    _array,
     _split_summary,
     _url,
+    checksums,
 )
 from bench.common import (
     CHAPTER9_LINK,
@@ -78,26 +76,12 @@ SUMS_JS = """
 })
 """
 
-# Streamlit's own floor beside them (``bench.floor``): /softmax's section, its charts alone
-FLOOR_PAGE, FLOOR_KEYS = "pages/3_softmax.py", ("scaled", "masked", "pattern", "row_entropy")
 
 PAGES = {
     # slug: (file, the fragment's control, the full reruns beside it)
     "softmax": ("pages/3_softmax.py", "temperature", ("seed", "lang")),
     "learned": ("pages/10_learned.py", "step", ("lang",)),
 }
-
-
-def _checksums(at) -> list[float]:
-    """Every chart's checksum (the sum of finite z, or of bar heights), as browser.py's."""
-    sums = []
-    for chart in at.get("plotly_chart"):
-        total = 0.0
-        for trace in json.loads(chart.proto.spec)["data"]:
-            values = _array(trace.get("y") if trace.get("type") == "bar" else trace.get("z"))
-            total += float(np.nansum(values[np.isfinite(values)]))
-        sums.append(total)
-    return sums
 
 
 def _plan(slug: str, rounds: int) -> tuple[dict, list[float], list[tuple[str, object, list]]]:
@@ -112,7 +96,7 @@ def _plan(slug: str, rounds: int) -> tuple[dict, list[float], list[tuple[str, ob
     for key, value in query.items():
         at.query_params[key] = str(value)
     at.run()
-    first = _checksums(at)
+    first = checksums(at)
     control = at.select_slider(key=local)  # the training step, or τ's stops
     options = list(control.options)
     value = options.index(str(control.value) if slug == "learned" else f"{control.value:g}")
@@ -124,13 +108,13 @@ def _plan(slug: str, rounds: int) -> tuple[dict, list[float], list[tuple[str, ob
         else:
             value = min(len(options) - 1, value + 1)  # ArrowRight: τ's next stop
             at.select_slider(key="temperature").set_value(float(options[value])).run()
-        changes.append((local, options[value], _checksums(at)))
+        changes.append((local, options[value], checksums(at)))
         for kind in fulls:
             seed = 3000 + r
             if kind == "seed":
                 at.number_input(key="seed").set_value(seed).run()
             value_ = seed if kind == "seed" else ("fr" if r % 2 == 0 else "en")
-            changes.append((kind, value_, _checksums(at)))  # the language moves no number
+            changes.append((kind, value_, checksums(at)))  # the language moves no number
     return query, first, changes
 
 
@@ -218,7 +202,7 @@ def run(quick: bool = False) -> dict:
             with streamlit_server() as server:
                 for slug in PAGES:
                     result["pages"].append(_page_run(browser, server, slug, rounds))
-            specs = floor.section_specs(FLOOR_PAGE, CHAPTER9_LINK, FLOOR_KEYS)
+            specs = floor.section_specs(CHAPTER9_LINK)  # Streamlit's floor beside them
             result["floor"] = floor.run(browser, specs, rounds)
         finally:
             browser.close()

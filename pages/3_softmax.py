@@ -8,16 +8,17 @@ from streamlit.delta_generator import DeltaGenerator
 
 import llm
 from llm.attention import scale_mask_softmax, softmax
+from ui.draw.heatmap_table import show_heatmaps
 from ui.draw.sections import folded, lazy_tabs, show_code
 from ui.draw.style import Look
 from ui.draw.tables import matrix_table
-from ui.draw.wire import show_figure, show_figures
+from ui.draw.wire import show_figure
 from ui.frame.controls import in_link, start_on, value_in_words
 from ui.frame.follow import TOKEN, following, token_chips
 from ui.frame.page import frame
 from ui.frame.url_values import Flag, FloatRange
 from ui.lab.compute import compute_lab, head_agreement, scaling_lab
-from ui.lessons.softmax import softmax_figures, why_sqrt_figure
+from ui.lessons.softmax import softmax_figures, softmax_maps, why_sqrt_figure
 from ui.text import num, translator
 from ui.text.softmax import TEXT
 from ui.turn.panel import your_turn
@@ -113,11 +114,13 @@ def moved_note(tau: float, scale: bool) -> None:
     tex_box.latex(formulas(formula, rf"\tau = {tau_tex}"))
 
 
-def maps(figures: dict[str, dict], head: llm.HeadTrace) -> None:
+def maps(tau: float, scale: bool, token: int, head: llm.HeadTrace) -> None:
     """S, the mask and A side by side, the row entropies and what they reach."""
-    heatmaps = [key for key in ("scaled", "masked", "pattern") if key in figures]
-    # side by side, each at its cells' own size, wrapping onto the next row where the row is full
-    show_figures([(figures[key], key) for key in heatmaps], key="softmax_maps")
+    # side by side, each at its cells' own size, wrapping onto the next row where the row is
+    # full: markup the server writes, which the browser sets as it is on every temperature
+    look = Look.of(s)
+    show_heatmaps(softmax_maps(s.setting, look, s.head, tau, scale, token))
+    figures = softmax_figures(s.setting, look, s.head, tau, scale, token)
     show_figure(figures["row_entropy"], key="row_entropy")
     entropy = llm.row_entropy(head.pattern)
     ceiling = llm.max_row_entropy(n_tokens, s.causal)
@@ -195,7 +198,7 @@ def what_ifs() -> None:
     with chips_col if chips_col is not None else nullcontext():
         i = token_chips(labels, s.lang, s.value("token"))
         st.caption(following(labels, i, s.lang))
-    maps(softmax_figures(s.setting, Look.of(s), s.head, tau, scale, i), head)
+    maps(tau, scale, i, head)
     tables(head)
     readable_code(tau, scale, moved)
     if moved:

@@ -93,9 +93,57 @@ class Expected:
 
 
 def figure(at: AppTest, key: str) -> dict:
-    """The plotly spec of the chart drawn with ``show_figure(..., key=key)``."""
-    (chart,) = [c for c in at.get("plotly_chart") if c.proto.id.endswith(f"-{key}")]
-    return json.loads(chart.proto.spec)
+    """The plotly spec of the chart drawn with ``show_figure(..., key=key)``, or what a heatmap
+    table (``ui.draw.heatmap_table``) with ``data-key`` ``key`` shows, read back in the same
+    shape (``heatmap_shown``)."""
+    charts = [c for c in at.get("plotly_chart") if c.proto.id.endswith(f"-{key}")]
+    if charts:
+        (chart,) = charts
+        return json.loads(chart.proto.spec)
+    marker = f'data-key="{key}"'
+    (body,) = [e.proto.body for e in at.main.get("html") if marker in e.proto.body]
+    start = body.rindex("<figure", 0, body.index(marker))
+    return heatmap_shown(body[start : body.index("</figure>", start) + len("</figure>")])
+
+
+FIGURE_DATA = re.compile(r'data-z="([^"]*)" data-shape="(\d+),(\d+)" data-range="([^"]*)"')
+FOLLOWED = re.compile(
+    r'class="followed" data-row="(\d+)" style="[^"]*border:(\d+)px solid ([^"]+)"'
+)
+
+
+def heatmap_shown(markup: str) -> dict:
+    """A heatmap table read back as a plotly spec holds it: its values (``z``, NaN where
+    masked) and colour range, its column and row labels, its cells' numbers (``text``), its
+    title (lines joined by ``<br>``), its name (``alt``) and its followed row (a ``followed``
+    shape)."""
+    table = read_table(markup)
+    z, rows, cols, span = FIGURE_DATA.search(markup).groups()
+    lo, hi = (float(v) for v in span.split(","))
+    caption = re.search(r"<figcaption[^>]*>(.*?)</figcaption>", markup, re.S)
+    shapes = [
+        {
+            "type": "rect",
+            "name": "followed",
+            "yref": "y",
+            "y0": int(r) - 0.5,
+            "y1": int(r) + 0.5,
+            "line": {"color": colour, "width": int(width)},
+        }
+        for r, width, colour in FOLLOWED.findall(markup)
+    ]
+    trace = {
+        "type": "heatmap",
+        "z": {"bdata": z, "dtype": "f8", "shape": f"{rows}, {cols}"},
+        "x": table.cols,
+        "y": table.rows,
+        "text": table.cells,
+        "zmin": lo,
+        "zmax": hi,
+    }
+    title = caption.group(1) if caption else ""
+    layout = {"title": {"text": title}, "shapes": shapes}
+    return {"data": [trace], "layout": layout, "alt": re.search(r'aria-label="([^"]*)"', markup)[1]}
 
 
 def head_view_of(at: AppTest) -> str:

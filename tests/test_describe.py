@@ -4,6 +4,8 @@ every page sent with a non-empty ``alt``."""
 
 from __future__ import annotations
 
+import html
+import re
 import string
 from pathlib import Path
 
@@ -213,6 +215,7 @@ def test_every_text_exists_in_both_languages() -> None:
 
 # --- every chart of every page, as a link opens it ------------------------------------------------
 
+FIGURE_NAME = r'<figure class="lab-heatmap" aria-label="([^"]*)"'
 PAGE_FILES = ["app.py", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("*.py"))]
 
 
@@ -224,8 +227,14 @@ def test_every_chart_of_every_page_has_a_text_alternative(page: str, lang: str) 
     for chart in charts:
         assert chart.proto.alt.strip(), chart.proto.id
         assert len(chart.proto.alt) <= LIMIT
+    # the heatmap tables (ui.draw.heatmap_table), each a figure named by its alternative
+    tables = [e.proto.body for e in at.main.get("html") if "lab-heatmap" in e.proto.body]
+    named = [html.unescape(a) for b in tables for a in re.findall(FIGURE_NAME, b)]
+    assert len(named) == sum(b.count('<figure class="lab-heatmap"') for b in tables)
+    assert all(a.strip() and len(a) <= LIMIT for a in named)
     if page == "pages/3_softmax.py":
-        alts = [chart.proto.alt for chart in charts]
+        assert len(named) == 3  # S, masked S, A
+        alts = [chart.proto.alt for chart in charts] + named
         pattern = {"en": "Heatmap “Softmax: the", "fr": "Heatmap « Softmax : le motif"}[lang]
         (alt,) = [a for a in alts if a.startswith(pattern)]
         assert all(token in alt for token in ("the", "cat", "sat", "on", "mat"))
@@ -244,12 +253,12 @@ def test_a_kept_figures_alt_is_written_once_for_its_traces(monkeypatch) -> None:
 
     pattern = np.tril(np.full((3, 3), 1 / 3))
     kept = wire.keep(heatmaps.heatmap(pattern, list("abc"), list("abc")))
-    first = wire._alt(kept)
+    first = wire.alt_text(kept)
     assert first == describe(kept, "en")
     monkeypatch.setattr(wire, "describe", lambda fig, lang: "described again")
-    assert wire._alt(kept) == first
+    assert wire.alt_text(kept) == first
     other = {"data": kept["data"], "layout": wire.derived_layout(kept["layout"], width=999)}
-    assert wire._alt(other) == "described again"
+    assert wire.alt_text(other) == "described again"
 
 
 @pytest.mark.parametrize("lang", ["en", "fr"])
@@ -267,7 +276,7 @@ def test_a_training_steps_charts_say_what_a_fresh_description_says(lang: str) ->
         marked = training_figures(step=step, lang=lang, phone=False)
         plain_ones = _training_lines(lang=lang, phone=False)
         for fig, base in zip(marked, plain_ones, strict=True):
-            assert wire._alt(fig) == describe(fig, lang) == describe(base, lang)
+            assert wire.alt_text(fig) == describe(fig, lang) == describe(base, lang)
             assert len(fig["layout"]["shapes"]) > len(base["layout"]["shapes"])
             assert fig["layout"].wired["xaxis"] is base["layout"].wired["xaxis"]
     unmarked = {"data": marked[0]["data"], "layout": wire._KeptLayout(dict(marked[0]["layout"]))}

@@ -29,6 +29,7 @@ import llm
 from bench.common import worker_ports
 from tests.e2e.tabs import close_tab, new_tab
 from ui.frame.components.page_lang import page_title
+from ui.frame.follow import OUTLINE
 from ui.frame.navigation import slug
 from ui.frame.page import PAGES
 from ui.text.common import TEXT as FRAME_TEXT
@@ -440,7 +441,8 @@ def exceptions(page: Page) -> list[str]:
 
 
 def heatmaps(page: Page) -> list[np.ndarray]:
-    """The z matrix of the first trace of every plotly chart on the page, in page order.
+    """The z matrix of the first trace of every plotly chart and of every heatmap table
+    (``ui.draw.heatmap_table``: its ``data-z``) on the page, in page order.
 
     Plotly gets numpy arrays as base64 (``{"dtype", "bdata", "shape"}``); NaN marks masked cells.
     Page 3's middle chart, the masked scores, repeats the scaled ones with the future hidden:
@@ -448,9 +450,10 @@ def heatmaps(page: Page) -> list[np.ndarray]:
     (AppTest checks the masked chart itself).
     """
     raw = page.evaluate(
-        """() => [...document.querySelectorAll('.js-plotly-plot')]
-            .filter(el => !el.closest('.st-key-masked'))
-            .map(el => el.data && el.data[0] ? el.data[0].z : null)"""
+        """() => [...document.querySelectorAll('.js-plotly-plot, .lab-heatmap[data-z]')]
+            .filter(el => !el.closest('.st-key-masked') && el.dataset.key !== 'masked')
+            .map(el => el.dataset.z ? {bdata: el.dataset.z, dtype: 'f8', shape: el.dataset.shape}
+                : el.data && el.data[0] ? el.data[0].z : null)"""
     )
     return [decode(z) for z in raw]
 
@@ -655,3 +658,25 @@ def wait_until(page: Page, shown: Callable[[], bool], what: str, timeout: float 
             return
         page.wait_for_timeout(200)
     raise AssertionError(f"{what} never showed")
+
+
+def outlined_rows(page: Page, key: str) -> list[float]:
+    """The rows outlined on the chart drawn with ``key``, as the browser holds them: a plotly
+    chart's outline shapes (a chart, or the pieces of a grid: figs-<key>), or the frame of a
+    heatmap table's followed row (``ui.draw.heatmap_table``)."""
+    return page.evaluate(
+        """([key, colour]) => {
+            const els = document.querySelectorAll(`.st-key-${key} .js-plotly-plot`);
+            const plots = [...els].flatMap(el => ((el.layout && el.layout.shapes) || [])
+                .filter(s => s.type === 'rect' && s.line && s.line.color === colour)
+                .map(s => (s.y0 + s.y1) / 2));
+            const probe = document.createElement('i');
+            probe.style.color = colour;  // the outline's colour as the browser writes one
+            const frames = [...document.querySelectorAll(
+                `.lab-heatmap[data-key="${key}"] .followed`)]
+                .filter(el => el.style.borderTopColor === probe.style.color)
+                .map(el => parseFloat(el.dataset.row));
+            return plots.concat(frames);
+        }""",
+        [key, OUTLINE],
+    )

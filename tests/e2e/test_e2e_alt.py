@@ -1,6 +1,6 @@
-"""Every chart has an accessible name in a real browser (WCAG 1.1.1): each plotly chart's box is
-a figure named by its text alternative (``ui.draw.describe``), which names the page's tokens, and
-the head view's drawing is an image with a label."""
+"""Every chart has an accessible name in a real browser (WCAG 1.1.1): each plotly chart's box and
+each heatmap table is a figure named by its text alternative (``ui.draw.describe``), which names
+the page's tokens, and the head view's drawing is an image with a label."""
 
 from __future__ import annotations
 
@@ -14,17 +14,18 @@ TOKENS = DEFAULT_TEXT.split()
 
 
 def chart_names(session: Session, path: str) -> list[dict]:
-    """Each plotly chart's role and accessible name, as the browser has them, in page order."""
+    """Each chart's role and accessible name, as the browser has them, in page order: every
+    element the accessibility tree calls a figure (a plotly chart's box, a heatmap table's
+    ``<figure>``), and whether it holds a plot or a table of numbers."""
     session.open(path)
     page = session.page
     assert exceptions(page) == []
-    charts = page.locator(".stPlotlyChart")
-    charts.first.wait_for()
-    return charts.evaluate_all(
+    page.locator(".stPlotlyChart, .lab-heatmap").first.wait_for()
+    return page.get_by_role("figure").evaluate_all(
         """els => els.map(el => ({
-            role: el.getAttribute('role'),
+            role: 'figure',
             label: el.getAttribute('aria-label') || '',
-            plot: el.querySelector('.js-plotly-plot') !== null,
+            plot: el.querySelector('.js-plotly-plot, table') !== null,
         }))"""
     )
 

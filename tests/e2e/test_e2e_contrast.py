@@ -21,7 +21,7 @@ from tests.e2e.harness import Server, exceptions, new_session, screenshot, settl
 pytestmark = pytest.mark.e2e
 
 CHAPTER_9 = "?d_model=8&n_heads=4"
-PAGES = ["qkv", "scores", "mix", "concat"]
+PAGES = ["qkv", "scores", "softmax", "mix", "concat"]
 VIEWPORT = (1280, 1000)
 
 # every heatmap number of one chart: its text, its glyphs' fill, its centre, and its cell's
@@ -51,6 +51,18 @@ NUMBERS_JS = """(gd) => {
 }"""
 
 
+# every number of one heatmap table (``ui.draw.heatmap_table``): its cell's text, its colour,
+# its centre and its cell's top-left corner
+TABLE_NUMBERS_JS = """(figure) => [...figure.querySelectorAll('td')].flatMap((td, n) => {
+  const text = td.textContent.trim();
+  if (!text) return [];
+  const r = td.getBoundingClientRect(), corner = [r.left + 3, r.top + 3];
+  const hit = document.elementFromPoint(corner[0], corner[1]);
+  return [{id: String(n), text, fill: getComputedStyle(td).color, corner,
+           seen: !!hit && td.contains(hit)}];
+})"""
+
+
 def luminance(rgb: tuple[float, ...]) -> float:
     def linear(v: float) -> float:
         s = v / 255
@@ -75,17 +87,19 @@ def shot(page: Page) -> Image.Image:
 
 
 def measured_numbers(page: Page) -> list[dict]:
-    """Every heatmap number of the page with its contrast on its cell: each chart scrolled to
+    """Every heatmap number of the page (a plotly chart's, a heatmap table's) with its contrast
+    on its cell: each chart scrolled to
     the top of the window, then to its bottom, read and shot each time; every number measured
     where its cell is in sight."""
     out = []
-    charts = page.locator(".js-plotly-plot")
+    charts = page.locator(".js-plotly-plot, .lab-heatmap")
     for k in range(charts.count()):
         chart, done, total = charts.nth(k), {}, set()
+        table = chart.evaluate("el => el.matches('.lab-heatmap')")
         for block in ("start", "end"):
             chart.evaluate(f"el => el.scrollIntoView({{block: '{block}'}})")
             page.wait_for_timeout(150)
-            numbers = chart.evaluate(NUMBERS_JS)
+            numbers = chart.evaluate(TABLE_NUMBERS_JS if table else NUMBERS_JS)
             total |= {n["id"] for n in numbers}
             image = shot(page)
             for n in numbers:

@@ -55,7 +55,7 @@ def test_d_model_slider_by_keyboard(session: Session) -> None:
     wait_heatmap(page, 0, scaled)
     wait_heatmap(page, 1, pattern)
     assert sidebar_values(page)["n_heads"] == "3"
-    assert "√3 = 1.7321" in page.locator(".js-plotly-plot").first.inner_text()
+    assert "√3 = 1.7321" in page.locator(".lab-heatmap").first.inner_text()
 
     press_slider(slider, "ArrowLeft", times=2)  # 7: prime, so one head of 7 features
     wait_query(page, d_model="7")
@@ -76,7 +76,7 @@ def test_heads_selectbox(session: Session) -> None:
     wait_heatmap(page, 0, scaled)
     wait_heatmap(page, 1, pattern)
     assert not np.allclose(heatmaps(page)[0], before[0])
-    assert "√4 = 2.0000" in page.locator(".js-plotly-plot").first.inner_text()
+    assert "√4 = 2.0000" in page.locator(".lab-heatmap").first.inner_text()
     assert session.console.errors == []
 
 

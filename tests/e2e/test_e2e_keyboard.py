@@ -23,6 +23,7 @@ from tests.e2e.harness import (
     Session,
     exceptions,
     expected_head,
+    outlined_rows,
     press_slider,
     query,
     settle,
@@ -30,7 +31,6 @@ from tests.e2e.harness import (
     wait_query,
     wait_until,
 )
-from ui.frame.follow import OUTLINE
 from ui.frame.navigation import neighbour_names
 from ui.text import translator
 from ui.text.common import TEXT as FRAME_TEXT
@@ -237,21 +237,10 @@ def test_the_editor_says_how_to_leave_it_and_those_keys_do(session: Session) -> 
     assert editor.input_value() == CELLS["softmax"]["en"]["template"]  # nothing typed
 
 
-def outlined(page: Page, key: str) -> list[float]:
-    """The rows outlined on the heatmap(s) drawn under ``key``."""
-    return page.evaluate(
-        """([key, colour]) => [...document.querySelectorAll(`.st-key-${key} .js-plotly-plot`)]
-            .flatMap(el => ((el.layout && el.layout.shapes) || [])
-                .filter(s => s.type === 'rect' && s.line && s.line.color === colour)
-                .map(s => (s.y0 + s.y1) / 2))""",
-        [key, OUTLINE],
-    )
-
-
 def test_a_token_chip_is_picked_with_space_and_enter(session: Session) -> None:
     page = session.page
     session.open("/softmax")
-    assert outlined(page, "pattern") == [4.0]  # the last token by default
+    assert outlined_rows(page, "pattern") == [4.0]  # the last token by default
     chip = tab_to(page, lambda s: s["key"] == "st-key-token" and s["role"] == "radio", "a chip")
     assert chip["name"] == "the"  # Tab enters the chips at the first one
     for key, word, row in (("Space", "cat", 1), ("Enter", "sat", 2)):
@@ -259,8 +248,8 @@ def test_a_token_chip_is_picked_with_space_and_enter(session: Session) -> None:
         assert (active(page) or {}).get("name") == word
         page.keyboard.press(key)
         wait_query(page, token=str(row))
-        wait_until(page, lambda r=row: outlined(page, "pattern") == [float(r)], f"row {row}")
-        assert outlined(page, "scaled") == [float(row)]
+        wait_until(page, lambda r=row: outlined_rows(page, "pattern") == [float(r)], f"row {row}")
+        assert outlined_rows(page, "scaled") == [float(row)]
     assert exceptions(page) == []
 
 

@@ -80,7 +80,7 @@ def test_deep_link_is_the_first_visit_of_a_fresh_server(
         # the repeated token is told apart on the axes; d_head 2 gives sqrt 2 in the title
         labels = page.evaluate("() => document.querySelector('.js-plotly-plot').data[0].x")
         assert labels == ["the", "dog", "saw", "the·2", "cat"]
-        assert "√2 = 1.4142" in page.locator(".js-plotly-plot").first.inner_text()
+        assert "√2 = 1.4142" in page.locator(".lab-heatmap").first.inner_text()
         # nothing was wrong with the link, so nothing was changed or reported
         assert query(page)["seed"] == "7" and query(page)["head"] == "3"
         assert page.get_by_text(FRAME_TEXT["en"]["fixed_title"]).count() == 0

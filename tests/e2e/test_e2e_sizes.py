@@ -129,6 +129,30 @@ MEASURE = """() => {
     }
     out.push(chart);
   }
+  // the heatmap tables (ui/draw/heatmap_table.py): their cells and numbers, titles and labels
+  for (const el of document.querySelectorAll('.lab-heatmap')) {
+    const cells = [...el.querySelectorAll('td')].filter(td => !td.closest('thead'));
+    const [rows, cols] = el.dataset.shape.split(',').map(Number);
+    const numbers = cells.filter(td => td.textContent.trim() !== '');
+    const width = (td) => { const range = document.createRange();  // its number's, not the
+      range.selectNodeContents([...td.childNodes].find(n => n.nodeType === 3));  // outline's
+      return range.getBoundingClientRect().width; };
+    const widest = numbers.reduce((w, td) => {
+      const px = width(td); return px > w[0] ? [px, td.textContent.trim()] : w; }, [0, '']);
+    const first = cells[0].getBoundingClientRect();
+    const heatmaps = [{rows, cols, w: first.width + 1, h: first.height + 1, widest,
+      fonts: numbers.map(td => parseFloat(getComputedStyle(td).fontSize))}];
+    const texts = [];
+    for (const [kind, selector] of [['title', 'figcaption, .hm-x, .hm-y, .bar-title'],
+                                    ['tick', 'th, .hm-bar span:not(.bar-title)']]) {
+      for (const t of el.querySelectorAll(selector)) {
+        if (t.textContent.trim() === '') continue;
+        texts.push({kind, text: Array.from(t.textContent.trim()).slice(0, 40).join(''),
+                    size: parseFloat(getComputedStyle(t).fontSize), ...box(t)});
+      }
+    }
+    out.push({key: el.dataset.key, svg: box(el), heatmaps, texts});
+  }
   // page 5's head view, an SVG drawing: its column titles, token labels and legend
   for (const el of document.querySelectorAll('svg.head-view')) {
     const texts = [...el.querySelectorAll('text')].map(t => ({
@@ -146,7 +170,7 @@ MEASURE = """() => {
           pageWide: document.scrollingElement.scrollWidth > window.innerWidth + 1,
           mainWide: main.scrollWidth > main.clientWidth + 1,
           drawn: document.querySelectorAll('.stPlotlyChart').length
-            + document.querySelectorAll('svg.head-view').length === out.length};
+            + document.querySelectorAll('svg.head-view, .lab-heatmap').length === out.length};
 }"""
 
 

@@ -16,13 +16,13 @@ from tests.e2e.harness import (
     Session,
     exceptions,
     expected_head,
+    outlined_rows,
     settle,
     switch_language,
     wait_heatmap,
     wait_query,
     wait_until,
 )
-from ui.frame.follow import OUTLINE
 from ui.text.softmax import TEXT as SOFTMAX_TEXT
 
 pytestmark = pytest.mark.e2e
@@ -34,20 +34,6 @@ def expected_pattern(temperature: float, scale: bool, head: int = 0) -> np.ndarr
     x = llm.embed(llm.tokenize(DEFAULT_TEXT), cfg)
     trace = llm.multi_head_attention(x, llm.init_params(cfg), True, temperature, scale)
     return np.where(trace.mask, trace.heads[head].pattern, np.nan)
-
-
-def outlined_rows(page: Page, key: str) -> list[float]:
-    """The rows outlined on the chart drawn with ``key``, as the browser holds them."""
-    return page.evaluate(
-        """([key, colour]) => {
-            // every figure under the key: a chart, or the pieces of a grid (figs-<key>)
-            const els = document.querySelectorAll(`.st-key-${key} .js-plotly-plot`);
-            return [...els].flatMap(el => ((el.layout && el.layout.shapes) || [])
-                .filter(s => s.type === 'rect' && s.line && s.line.color === colour)
-                .map(s => (s.y0 + s.y1) / 2));
-        }""",
-        [key, OUTLINE],
-    )
 
 
 def wait_outline(page: Page, key: str, row: float, plots: int = 1) -> None:

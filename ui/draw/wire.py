@@ -321,7 +321,7 @@ def show_pieces(pieces: Sequence[Spec], key: str) -> None:
     show_figures([(fig, f"{key}-{k}" if k else key) for k, fig in enumerate(pieces)], key=key)
 
 
-def _alt(fig: Spec) -> str:
+def alt_text(fig: Spec) -> str:
     """The figure's text alternative (``ui.draw.describe``): a kept figure's written once, on
     its layout, for the traces it was written for."""
     layout, data = fig["layout"], fig["data"]
@@ -340,7 +340,7 @@ def same_words(fig: Spec, like: Spec) -> Spec:
     layout = fig["layout"]
     if not isinstance(layout, _KeptLayout) or fig["data"] is not like["data"]:
         raise ValueError("same_words: two kept figures on the same traces")
-    layout.alt = (fig["data"], _alt(like))
+    layout.alt = (fig["data"], alt_text(like))
     return fig
 
 
@@ -363,6 +363,6 @@ def show_figures(
                 config=PLOT_CONFIG,
                 width=int(width) if width else "stretch",
                 theme=None,
-                alt=_alt(fig),
+                alt=alt_text(fig),
                 **selecting,
             )

@@ -22,6 +22,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import llm
 from ui import classroom
+from ui.draw.heatmap_table import HEATMAP_CSS
 from ui.draw.markup import Markup
 from ui.draw.style import CHART_CSS, EDITOR_CSS
 from ui.draw.tables import TABLE_CSS
@@ -184,6 +185,7 @@ def _style(uses: tuple[str, ...], present: bool) -> Markup:
     return Markup(
         CHART_CSS
         + TABLE_CSS
+        + HEATMAP_CSS
         + EDITOR_CSS
         + STORE_CSS
         + unused_css(uses)

@@ -1,5 +1,6 @@
 """Page 3's figures, built once per setting and what-if and kept: the scaled and masked scores,
-the pattern and its row entropies, and the measurement of why √d_k.
+the pattern and its row entropies, and the measurement of why √d_k. The three heatmaps reach the
+page as heatmap tables (``softmax_maps``: ``ui.draw.heatmap_table``'s markup, written once too).
 
 Like ``ui.draw.headview``'s page 5 figures, they are shared, read-only (``ui.draw.wire.keep``): a
 rerun that shows them again sends the wire form built on their first send. The arguments reach the
@@ -12,8 +13,10 @@ import numpy as np
 
 import llm
 from ui.draw.charts import bar_chart
+from ui.draw.heatmap_table import heatmaps_markup
 from ui.draw.heatmaps import heatmap
 from ui.draw.lines import Panel, line_panels
+from ui.draw.markup import Markup
 from ui.draw.style import Look
 from ui.draw.wire import Spec, keep
 from ui.frame.follow import outline_row
@@ -41,6 +44,34 @@ def softmax_figures(
         scale=bool(scale),
         token=token,
     )
+
+
+MAPS = ("scaled", "masked", "pattern")  # the heatmaps, in the page's order
+
+
+def softmax_maps(
+    setting: Setting, look: Look, head: int, temperature: float, scale: bool, token: int
+) -> Markup:
+    """``softmax_figures``' heatmaps as the markup of one box (``ui.draw.heatmap_table``): the
+    section redraws them on every temperature without plotly.js laying out a chart."""
+    return _maps(
+        setting=setting,
+        look=look,
+        head=head,
+        temperature=float(temperature),
+        scale=bool(scale),
+        token=token,
+    )
+
+
+@shared(64)
+def _maps(
+    *, setting: Setting, look: Look, head: int, temperature: float, scale: bool, token: int
+) -> Markup:
+    """``softmax_maps``, written once a setting, what-if and token (kept, shared)."""
+    figures = softmax_figures(setting, look, head, temperature, scale, token)
+    label = translator(TEXT, look.lang)("maps_label")
+    return heatmaps_markup([(figures[k], k) for k in MAPS if k in figures], label=label)
 
 
 @shared(64)

@@ -9,6 +9,7 @@ TEXT = {
         "scaled": "Scaled scores S / √d_k  (√{d_k} = {sqrt_dk})",
         "masked": "Masked: −∞ where j > i",
         "pattern": "Softmax: the attention pattern A",
+        "maps_label": "The scaled scores, masked, and the pattern A as heatmaps",
         "row_sums": "Row sums of A: {sums}",
         "query": "query (who looks)",
         "key": "key (who is looked at)",

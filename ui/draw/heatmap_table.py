@@ -1,0 +1,290 @@
+"""A heatmap as an HTML table the server writes: coloured cells with their numbers, the tokens as
+row and column headers, the title, the axes' titles, the colour bar, the masked cells and the
+followed row of a ``ui.draw.heatmaps`` figure.
+
+The figure's own plan is drawn, nothing decided again: its cells' size and numbers' size, its
+colours (the trace's scale and range; each number's ink, black or white, from
+``ui.draw.contrast``), its mask (NaN cells, grey with a ×) and its outline
+(``ui.frame.follow``). A section that redraws often sends it with ``st.html`` (which keeps HTML
+and its styles, and drops SVG): the browser sets the markup as it is, where plotly.js lays out
+and draws each chart again. A screen reader reads it as the table it is, each number with its
+row's and column's tokens; a cell's exact value is its tooltip. The figure's values ride along
+as plotly's typed array (``data-z``: base64 float64, NaN where masked) with its colour bar's
+range (``data-range``), for the tests and the bench.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+import re
+from collections.abc import Sequence
+from html import escape
+
+import numpy as np
+import streamlit as st
+
+from ui.draw.contrast import cell_colours, colour_range
+from ui.draw.describe_words import Spec
+from ui.draw.labels import label_px
+from ui.draw.markup import Markup
+from ui.draw.wire import alt_text
+
+SPAN = re.compile(r'<span style="color:([^"]+)">(.*)</span>', re.S)
+BAR_TICKS_PX = 40  # about one colour-bar number every 40 px, at most MAX_BAR_TICKS
+MAX_BAR_TICKS = 8
+# the box and its figures. A table's cells 1 px apart (plotly's gaps); the column labels under
+# the cells (the header row drawn last); the followed row's frame over its cells; labels and
+# titles in the charts' colours in either theme (CHART_CSS); a number keeps its own ink
+HEATMAP_CSS = """<style>
+.lab-maps { display: flex; flex-wrap: wrap; gap: 1rem 2rem; overflow-x: auto; max-width: 100%;
+  align-items: flex-start; }
+.lab-maps:focus-visible { outline: 2px solid light-dark(#1f5fa8, #79b0f0); outline-offset: 2px; }
+.lab-heatmap { flex: none; margin: 0; font-family: "Source Sans", sans-serif;
+  color: light-dark(#5f6272, #e6eaf1); line-height: 1.2; }
+.lab-heatmap figcaption { font-weight: 600; color: light-dark(#2f2d2b, #edebe8);
+  white-space: nowrap; margin: 0 0 0.6em 4px; }
+.hm-plot { display: flex; align-items: flex-start; }
+.hm-y { writing-mode: vertical-rl; transform: rotate(180deg); text-align: center;
+  align-self: stretch; padding-left: 0.4em; white-space: nowrap; }
+.lab-heatmap table { border-collapse: separate; border-spacing: 1px; margin: 0; width: auto; }
+.lab-heatmap thead { display: table-footer-group; }
+.lab-heatmap td { width: var(--cell); height: var(--cell); min-width: var(--cell); padding: 0;
+  text-align: center; vertical-align: middle; font-variant-numeric: tabular-nums;
+  font-size: var(--number); position: relative; }
+.lab-heatmap tbody th { font-weight: normal; text-align: right; padding: 0 8px 0 0;
+  white-space: nowrap; }
+.lab-heatmap thead th { font-weight: normal; padding: 8px 0 0; height: var(--labels);
+  vertical-align: top; white-space: nowrap; }
+.lab-heatmap thead th span { display: inline-block; }
+.lab-heatmap thead th.slant { position: relative; max-width: var(--cell); }
+.lab-heatmap thead th.slant span { position: absolute; right: 50%; top: 8px;
+  transform: rotate(var(--angle)); transform-origin: 100% 50%; }
+.lab-heatmap td.masked { background: #c5c8d2; color: #000; }
+.lab-heatmap .followed { position: absolute; left: -1px; top: -1px; pointer-events: none;
+  height: calc(100% + 2px); box-sizing: border-box; }
+.hm-x { text-align: center; margin-top: 0.2em; white-space: nowrap; }
+.hm-bar { position: relative; margin-left: 10px; }
+.hm-bar .scale { width: 14px; }
+.hm-bar span { position: absolute; left: 18px; transform: translateY(-50%); white-space: nowrap; }
+.hm-bar .bar-title { writing-mode: vertical-rl; position: absolute; top: 50%; transform:
+  translateY(-50%); }
+</style>"""
+
+
+def heatmap_table(fig: Spec, *, key: str, alt: str) -> str:
+    """``fig`` (a one-heatmap figure of ``ui.draw.heatmaps.heatmap``, perhaps outlined) as a
+    ``<figure>`` holding its table: named ``alt``, ``data-key`` ``key``. Shapes: z [R, C]."""
+    trace, layout = fig["data"][0], fig["layout"]
+    z = np.asarray(trace["z"], dtype=np.float64)
+    margin = layout["margin"]
+    cell = (layout["width"] - margin["l"] - margin["r"]) / z.shape[1]
+    z_bytes = base64.b64encode(np.ascontiguousarray(z).tobytes()).decode()
+    font = layout.get("font", {}).get("size", 12)
+    lo, hi = colour_range(z, trace.get("zmin"), trace.get("zmax"), trace.get("zmid"))
+    title = layout.get("title", {})
+    caption = ""
+    if title.get("text"):
+        size = title.get("font", {}).get("size", 14)
+        caption = f'<figcaption style="font-size:{size}px">{_lines(title["text"])}</figcaption>'
+    plot = _table(trace, layout, z, cell)
+    if trace.get("showscale"):
+        plot += _colour_bar(trace, layout, z, cell)
+    return (
+        f'<figure class="lab-heatmap" aria-label="{escape(alt)}" data-key="{escape(key)}" '
+        f'data-z="{z_bytes}" data-shape="{z.shape[0]},{z.shape[1]}" data-range="{lo!r},{hi!r}" '
+        f'style="font-size:{font}px">'
+        f'{caption}<div class="hm-plot">{_axis_title(layout, "yaxis", "hm-y")}{plot}</div>'
+        f"{_axis_title(layout, 'xaxis', 'hm-x')}</figure>"
+    )
+
+
+def _axis_title(layout: dict, axis: str, kind: str) -> str:
+    """An axis's title, on the lines the figure gave it (empty without one)."""
+    title = layout[axis].get("title", {})
+    if not title.get("text"):
+        return ""
+    size = title.get("font", {}).get("size", 14)
+    return f'<div class="{kind}" style="font-size:{size}px">{_lines(title["text"])}</div>'
+
+
+def _lines(text: str) -> str:
+    """plotly's title markup as escaped text: ``<br>`` stays a line break, ``<b>`` goes."""
+    return "<br>".join(escape(re.sub(r"</?b>", "", line)) for line in text.split("<br>"))
+
+
+def _table(trace: dict, layout: dict, z: np.ndarray, cell: float) -> str:
+    """The cells as a table: a row header a row, then the row's cells, each in its colour with
+    its number in its ink; the column headers under them; the followed row framed."""
+    lo, hi = colour_range(z, trace.get("zmin"), trace.get("zmax"), trace.get("zmid"))
+    rgb = cell_colours(np.nan_to_num(z), trace["colorscale"], lo, hi).astype(int).tolist()
+    texts = trace.get("text")
+    ink = trace.get("textfont", {}).get("color", "#000")
+    comma = layout.get("separators", ".,")[0] == ","
+    tips = _tips(trace, z, comma)
+    followed = _followed(layout.get("shapes", ()), len(trace["x"]))
+    body = []
+    for i, row in enumerate(z.tolist()):
+        cells = [f'<th scope="row">{escape(str(trace["y"][i]))}</th>']
+        for j, v in enumerate(row):
+            number, colour = "", ink
+            if texts:
+                found = SPAN.fullmatch(texts[i][j])
+                colour, number = found.groups() if found else (ink, texts[i][j])
+            frame = followed.get(i, "") if j == 0 else ""
+            if v != v:  # NaN: masked (or not a number), grey with its ×
+                cells.append(
+                    f'<td class="masked" title="{escape(tips[i][j])}">{frame}{escape(number)}</td>'
+                )
+                continue
+            r, g, b = rgb[i][j]
+            cells.append(
+                f'<td style="background:rgb({r},{g},{b});color:{colour}" '
+                f'title="{escape(tips[i][j])}">{frame}{escape(number)}</td>'
+            )
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    number_px = trace.get("textfont", {}).get("size", 0) if texts else 0
+    style = f"--cell:{cell - 1:g}px;--number:{number_px}px;{_labels_style(trace, layout)}"
+    return (
+        f'<table style="{style}"><thead>{_column_headers(trace, layout)}</thead>'
+        f"<tbody>{''.join(body)}</tbody></table>"
+    )
+
+
+def _followed(shapes: Sequence[dict], cols: int) -> dict[int, str]:
+    """The frame each outlined row's first cell carries over the row's cells, by row."""
+    frames = {}
+    for shape in shapes:
+        if shape.get("name") != "followed":
+            continue
+        row = round((shape["y0"] + shape["y1"]) / 2)
+        line = shape["line"]
+        frames[row] = (  # as wide as the row's cells and their gaps, whatever their width
+            f'<span class="followed" data-row="{row}" '
+            f'style="width:calc({cols} * 100% + {cols + 1}px);'
+            f'border:{line["width"]}px solid {line["color"]}"></span>'
+        )
+    return frames
+
+
+def _labels_style(trace: dict, layout: dict) -> str:
+    """The column labels' angle and the height of their row (px): level, or slanted as the x
+    axis says, their row as tall as the longest slanted label."""
+    angle = layout["xaxis"].get("tickangle", 0)
+    size = layout.get("font", {}).get("size", 12)
+    if not angle:
+        return f"--labels:{size * 1.2:g}px;--angle:0deg"
+    widest = max((label_px(str(c)) for c in trace["x"]), default=0.0) * size / 12
+    height = math.ceil(widest * abs(math.sin(math.radians(angle))) + size)
+    return f"--labels:{height}px;--angle:{angle}deg"
+
+
+def _column_headers(trace: dict, layout: dict) -> str:
+    """The header row: the columns' labels, level or slanted (drawn under the cells)."""
+    slant = ' class="slant"' if layout["xaxis"].get("tickangle", 0) else ""
+    labels = "".join(
+        f'<th scope="col"{slant}><span>{escape(str(c))}</span></th>' for c in trace["x"]
+    )
+    return f"<tr><td></td>{labels}</tr>"
+
+
+def _tips(trace: dict, z: np.ndarray, comma: bool) -> list[list[str]]:
+    """Each cell's tooltip, the trace's hover text: "query the → key cat", then its value to six
+    significant digits as the colour bar writes numbers, or what a masked cell says (the
+    trace's ``customdata``)."""
+    template = trace["hovertemplate"].replace("<extra></extra>", "").replace("<br>", "\n")
+    template = template.replace("%{customdata}", "%{z:.6g}")
+    custom = trace.get("customdata")
+    out = []
+    for i, row in enumerate(z.tolist()):
+        line = template.replace("%{y}", str(trace["y"][i]))
+        out.append(
+            [
+                line.replace("%{x}", str(trace["x"][j])).replace(
+                    "%{z:.6g}",
+                    tick_text(v, comma) if v == v or custom is None else str(custom[i][j]),
+                )
+                for j, v in enumerate(row)
+            ]
+        )
+    return out
+
+
+def _colour_bar(trace: dict, layout: dict, z: np.ndarray, cell: float) -> str:
+    """The colour bar right of the cells, as tall as the trace's bar says: the scale from its
+    top (the range's high end) down, a few round numbers right of it, its title beside them."""
+    bar = trace.get("colorbar", {})
+    lo, hi = colour_range(z, trace.get("zmin"), trace.get("zmax"), trace.get("zmid"))
+    length = bar.get("len", z.shape[0] * cell)
+    steps = np.linspace(0.0, 1.0, 9)
+    colours = cell_colours(lo + (hi - lo) * steps, trace["colorscale"], lo, hi).astype(int)
+    gradient = ", ".join(
+        f"rgb({r},{g},{b}) {100 * s:g}%" for (r, g, b), s in zip(colours.tolist(), steps)
+    )
+    comma = layout.get("separators", ".,")[0] == ","
+    count = min(MAX_BAR_TICKS, max(2, int(length // BAR_TICKS_PX)))
+    numbers = [(v, tick_text(v, comma)) for v in nice_ticks(lo, hi, count)]
+    ticks = "".join(
+        f'<span style="top:{(hi - v) / (hi - lo) * 100:.2f}%">{escape(text)}</span>'
+        for v, text in numbers
+    )
+    # the bar's box holds its numbers and title: they stand in it, not out of the figure
+    font = layout.get("font", {}).get("size", 12)
+    width = 18 + max(label_px(text) for _, text in numbers) * font / 12 + 4
+    title = bar.get("title", {}).get("text", "")
+    if title:
+        size = bar["title"].get("font", {}).get("size", 14)
+        ticks += (
+            f'<span class="bar-title" style="left:{width + 2:g}px;font-size:{size}px">'
+            f"{_lines(title)}</span>"
+        )
+        width += 2 + 1.3 * size * (1 + title.count("<br>"))
+    return (
+        f'<div class="hm-bar" style="height:{length:g}px;width:{math.ceil(width)}px" '
+        'aria-hidden="true">'
+        f'<div class="scale" style="height:100%;background:linear-gradient(to top, {gradient})">'
+        f"</div>{ticks}</div>"
+    )
+
+
+def nice_ticks(lo: float, hi: float, count: int) -> list[float]:
+    """About ``count`` round numbers from ``lo`` to ``hi``: the smallest step of 1, 2, 2.5 or
+    5 times a power of ten that ``count`` steps cover, or a finer one where that leaves fewer
+    than three (``nice_ticks(0, 1, 5) == [0, 0.2, 0.4, 0.6, 0.8, 1]``)."""
+    if not hi > lo:
+        return [lo]
+    raw = (hi - lo) / max(count, 1)
+    power = 10.0 ** math.floor(math.log10(raw))
+    steps = [k * power for k in (1, 2, 2.5, 5, 10)]
+    coarse = _ticks(lo, hi, min(s for s in steps if s >= raw * (1 - 1e-9)))
+    return coarse if len(coarse) >= 3 else _ticks(lo, hi, max(s for s in steps if s <= raw))
+
+
+def _ticks(lo: float, hi: float, step: float) -> list[float]:
+    """Every multiple of ``step`` from ``lo`` to ``hi``."""
+    first = math.ceil(lo / step - 1e-9)
+    return [round(k * step, 12) for k in range(first, math.floor(hi / step + 1e-9) + 1)]
+
+
+def tick_text(value: float, comma: bool) -> str:
+    """A number as plotly writes a colour bar's: no trailing zeros, a true minus sign, a decimal
+    comma in French."""
+    text = f"{value:.6g}".replace("-", "\u2212")
+    return text.replace(".", ",") if comma else text
+
+
+def heatmaps_markup(figs: Sequence[tuple[Spec, str]], *, label: str) -> Markup:
+    """Heatmaps side by side in one box, wrapping onto the next row where the row is full, as
+    ``ui.draw.wire.show_figures`` lays charts out: a region named ``label`` that scrolls
+    sideways where one is wider than the column, and that the keyboard reaches (HEATMAP_CSS).
+    Each is named by its text alternative (``ui.draw.wire.alt_text``)."""
+    maps = "".join(heatmap_table(fig, key=key, alt=alt_text(fig)) for fig, key in figs)
+    return Markup(
+        f'<div class="lab-maps" role="region" tabindex="0" aria-label="{escape(label)}">'
+        f"{maps}</div>"
+    )
+
+
+def show_heatmaps(markup: Markup) -> None:
+    """Send ``heatmaps_markup``'s box as it is."""
+    st.html(markup)
