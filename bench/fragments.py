@@ -7,10 +7,11 @@ same minutes, a full rerun of the same page: on /softmax a new seed typed (every
 recomputed) and the language switched (the whole page again, the same numbers); on /learned,
 which has no seed, the language.
 
-- **Time**: from the key event to the frame after which every plotly chart in the DOM holds the
-  numbers AppTest computes for the new settings and the app has gone from running back to idle
-  (the page's own clock, ``browser.TIMING_JS``'s stamps; the language changes no number, so
-  the clock waits for the run itself). Each change starts from a page idle for 1.5 s.
+- **Time**: from the key event to the frame after which every chart in the DOM (a plotly chart,
+  a heatmap table) holds the numbers AppTest computes for the new settings and the app has gone
+  from running back to idle (the page's own clock, ``browser.TIMING_JS``'s stamps; the
+  language changes no number, so the clock waits for the run itself). Each change starts from
+  a page idle for 1.5 s.
 - **Server CPU**: the server process's CPU time (``/proc/<pid>/stat``) from just before the key
   to 150 ms after the screen settled, added up over the changes of one kind, divided by their
   number. One Streamlit process, one browser tab: nothing else runs on the server.
@@ -64,16 +65,15 @@ DONE_JS = """
 """.replace("CHARTS_HOLD", CHARTS_HOLD_JS)
 
 SUMS_JS = """
-() => [...document.querySelectorAll('.js-plotly-plot')].map((gd) => {
-  let sum = 0;
-  const add = (v) => {
-    if (v == null) return;
-    if (typeof v === 'number') { if (Number.isFinite(v)) sum += v; return; }
-    for (const w of v) add(w);
-  };
-  for (const trace of gd._fullData || []) add(trace.type === 'bar' ? trace.y : trace.z);
-  return sum;
-})
+() => {
+  const sum = (values) => values.reduce((a, v) => a + (Number.isFinite(v) ? v : 0), 0);
+  const flat = (v) => (v == null ? [] : typeof v === 'number' ? [v] : [...v].flatMap(flat));
+  const charts = [...document.querySelectorAll('.js-plotly-plot')].map((gd) =>
+    sum((gd._fullData || []).flatMap((t) => flat(t.type === 'bar' ? t.y : t.z))));
+  const maps = [...document.querySelectorAll('.lab-heatmap[data-z]')].map((el) => sum([
+    ...new Float64Array(Uint8Array.from(atob(el.dataset.z), (c) => c.charCodeAt(0)).buffer)]));
+  return charts.concat(maps);  // in CHARTS_HOLD_JS's order: the charts, then the tables
+}
 """
 
 
@@ -282,9 +282,10 @@ def render(r: dict) -> list[str]:
             "of them, the same figures. A changed chart is a new element to Streamlit 1.67 (its "
             "id hashes the figure), so the browser draws it anew; the section's charts change "
             "with every τ. *drawn in place*: the same charts as a keyed components-v2 element "
-            "that hands each new figure to `Plotly.react` in the chart it drew before. *as SVG*: "
-            "the heatmaps as inline SVG the server writes (cells, numbers, labels, title; no "
-            "colour bar, no hover) in one `st.markdown`, the entropy bars still a plotly chart.",
+            "that hands each new figure to `Plotly.react` in the chart it drew before. *heatmaps "
+            "as tables*: the heatmaps as the page draws them now, heatmap tables the server "
+            "writes (`ui/draw/heatmap_table.py`) in one `st.html`, the entropy bars still a "
+            "plotly chart.",
         ]
     lines += ["", f"Load average {r['loadavg_start']} → {r['loadavg_end']}."]
     return lines
