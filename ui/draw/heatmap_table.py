@@ -8,9 +8,9 @@ colours (the trace's scale and range; each number's ink, black or white, from
 (``ui.frame.follow``). A section that redraws often sends it with ``st.html`` (which keeps HTML
 and its styles, and drops SVG): the browser sets the markup as it is, where plotly.js lays out
 and draws each chart again. A screen reader reads it as the table it is, each number with its
-row's and column's tokens; a cell's exact value is its tooltip. The figure's values ride along
-as plotly's typed array (``data-z``: base64 float64, NaN where masked) with its colour bar's
-range (``data-range``), for the tests and the bench.
+row's and column's tokens; a cell's exact value is its tooltip where the cells print numbers.
+The figure's values ride along as plotly's typed array (``data-z``: base64 float64, NaN where
+masked) with its colour bar's range (``data-range``), for the tests and the bench.
 """
 
 from __future__ import annotations
@@ -121,7 +121,9 @@ def _table(trace: dict, layout: dict, z: np.ndarray, cell: float) -> str:
     texts = trace.get("text")
     ink = trace.get("textfont", {}).get("color", "#000")
     comma = layout.get("separators", ".,")[0] == ","
-    tips = _tips(trace, z, comma)
+    # a cell's exact value as its tooltip where the cells print numbers (at most 16 × 16): on
+    # 32 tokens' 1 024 cells the tooltips would weigh about 200 kB a heatmap
+    tips = _tips(trace, z, comma) if texts else None
     followed = _followed(layout.get("shapes", ()), len(trace["x"]))
     body = []
     for i, row in enumerate(z.tolist()):
@@ -132,16 +134,8 @@ def _table(trace: dict, layout: dict, z: np.ndarray, cell: float) -> str:
                 found = SPAN.fullmatch(texts[i][j])
                 colour, number = found.groups() if found else (ink, texts[i][j])
             frame = followed.get(i, "") if j == 0 else ""
-            if v != v:  # NaN: masked (or not a number), grey with its ×
-                cells.append(
-                    f'<td class="masked" title="{escape(tips[i][j])}">{frame}{escape(number)}</td>'
-                )
-                continue
-            r, g, b = rgb[i][j]
-            cells.append(
-                f'<td style="background:rgb({r},{g},{b});color:{colour}" '
-                f'title="{escape(tips[i][j])}">{frame}{escape(number)}</td>'
-            )
+            tip = f' title="{escape(tips[i][j])}"' if tips else ""
+            cells.append(_cell(v, rgb[i][j], number and colour, tip, frame + escape(number)))
         body.append("<tr>" + "".join(cells) + "</tr>")
     number_px = trace.get("textfont", {}).get("size", 0) if texts else 0
     style = f"--cell:{cell - 1:g}px;--number:{number_px}px;{_labels_style(trace, layout)}"
@@ -149,6 +143,15 @@ def _table(trace: dict, layout: dict, z: np.ndarray, cell: float) -> str:
         f'<table style="{style}"><thead>{_column_headers(trace, layout)}</thead>'
         f"<tbody>{''.join(body)}</tbody></table>"
     )
+
+
+def _cell(v: float, rgb: list[int], ink: str, tip: str, inside: str) -> str:
+    """One cell: in its colour, its number in ``ink`` (none without a number), or, a NaN
+    (masked, or not a number), grey with its ×."""
+    if v != v:
+        return f'<td class="masked"{tip}>{inside}</td>'
+    colour = f";color:{ink}" if ink else ""
+    return f'<td style="background:rgb({rgb[0]},{rgb[1]},{rgb[2]}){colour}"{tip}>{inside}</td>'
 
 
 def _followed(shapes: Sequence[dict], cols: int) -> dict[int, str]:
