@@ -13,9 +13,9 @@ script hands every new figure to ``Plotly.react`` in the chart it drew before (p
 plotly package's own copy, served by Streamlit's component file route). It answers "would a chart
 of our own that updates instead of mounting anew meet 100 ms?".
 
-Then the heatmaps as **tables**: the page's own heatmap tables (``ui.draw.heatmap_table``, sent
-with ``st.html``), the entropy bars still a plotly chart: the floor of the section as the page
-draws it now.
+Then the section as **markup**: the page's own heatmap tables (``ui.draw.heatmap_table``) and
+bars (``ui.draw.bars_markup``) in one ``st.html``: the floor of the section as the page draws it
+now.
 
 - **Time**: from the key event to the frame after which every chart holds the new value and the
   app is idle again (the page's own clock, as ``bench.fragments``).
@@ -121,8 +121,8 @@ def section():
 section()
 '''
 
-# the tables variant: the same section, its heatmaps the page's own heatmap tables
-# (``ui.draw.heatmap_table``) sent with ``st.html``, its bar chart still a plotly chart
+# the markup variant: the same section as the page draws it, its heatmaps heatmap tables
+# (``ui.draw.heatmap_table``) and its bars ``ui.draw.bars_markup``'s, in one ``st.html``
 _TABLES = '''
 import base64
 import sys
@@ -130,7 +130,8 @@ import sys
 import numpy as np
 
 sys.path.insert(0, ROOT)
-from ui.draw.heatmap_table import HEATMAP_CSS, heatmaps_markup  # noqa: E402
+from ui.draw.bars_markup import BARS_CSS, bars_markup  # noqa: E402
+from ui.draw.heatmap_table import HEATMAP_CSS, figures_box, heatmap_table  # noqa: E402
 
 
 def values(z):
@@ -147,20 +148,20 @@ def figure(spec):
     return {"data": [trace], "layout": spec["layout"]}
 
 
-st.html(HEATMAP_CSS)
+st.html(HEATMAP_CSS + BARS_CSS)
 
 
 @st.fragment
 def section():
     tau = st.slider("temperature", 0.05, 20.0, 1.0, step=0.05, key="temperature")
     shown = SPECS[: int(st.query_params.get("charts", len(SPECS)))]
-    heatmaps = [s for s in shown if s["data"][0]["type"] == "heatmap"]
-    maps = [(figure(spec), f"map{i}") for i, spec in enumerate(heatmaps)]
-    st.html(f"<div data-meta='{tau}'>{heatmaps_markup(maps, label='maps')}</div>")
-    for i, spec in enumerate(s for s in shown if s["data"][0]["type"] != "heatmap"):
-        layout = {**spec["layout"], "meta": tau}
-        st.plotly_chart(Sent({"data": spec["data"], "layout": layout}), key=f"chart{i}",
-                        config=CONFIG, theme=None)
+    parts = [
+        heatmap_table(figure(spec), key=f"map{i}", alt="")
+        if spec["data"][0]["type"] == "heatmap"
+        else bars_markup(spec, key=f"bars{i}")
+        for i, spec in enumerate(shown)
+    ]
+    st.html(f"<div data-meta='{tau}'>{figures_box(parts, label='section')}</div>")
 
 
 section()
@@ -271,7 +272,7 @@ def what_app(app: dict, section: str = "the section's") -> str:
     what = "1 chart" if app["charts"] == 1 else f"{section} {app['charts']} charts"
     drawn = app.get("drawn", "anew")
     if drawn == "as markup":
-        return "1 heatmap table" if app["charts"] == 1 else what + ", heatmaps as tables"
+        return "1 heatmap table" if app["charts"] == 1 else what + " as markup"
     return what + (", drawn in place" if drawn == "in place" else "")
 
 

@@ -282,10 +282,10 @@ def render(r: dict) -> list[str]:
             "of them, the same figures. A changed chart is a new element to Streamlit 1.67 (its "
             "id hashes the figure), so the browser draws it anew; the section's charts change "
             "with every τ. *drawn in place*: the same charts as a keyed components-v2 element "
-            "that hands each new figure to `Plotly.react` in the chart it drew before. *heatmaps "
-            "as tables*: the heatmaps as the page draws them now, heatmap tables the server "
-            "writes (`ui/draw/heatmap_table.py`) in one `st.html`, the entropy bars still a "
-            "plotly chart.",
+            "that hands each new figure to `Plotly.react` in the chart it drew before. *as "
+            "markup*: the section as the page draws it now, its heatmaps and bars markup the "
+            "server writes (`ui/draw/heatmap_table.py`, `ui/draw/bars_markup.py`) in one "
+            "`st.html`.",
         ]
     lines += ["", f"Load average {r['loadavg_start']} → {r['loadavg_end']}."]
     return lines

@@ -18,7 +18,7 @@ from ui.frame.follow import TOKEN, following, token_chips
 from ui.frame.page import frame
 from ui.frame.url_values import Flag, FloatRange
 from ui.lab.compute import compute_lab, head_agreement, scaling_lab
-from ui.lessons.softmax import softmax_figures, softmax_maps, why_sqrt_figure
+from ui.lessons.softmax import softmax_maps, why_sqrt_figure
 from ui.text import num, translator
 from ui.text.softmax import TEXT
 from ui.turn.panel import your_turn
@@ -116,12 +116,9 @@ def moved_note(tau: float, scale: bool) -> None:
 
 def maps(tau: float, scale: bool, token: int, head: llm.HeadTrace) -> None:
     """S, the mask and A side by side, the row entropies and what they reach."""
-    # side by side, each at its cells' own size, wrapping onto the next row where the row is
-    # full: markup the server writes, which the browser sets as it is on every temperature
-    look = Look.of(s)
-    show_heatmaps(softmax_maps(s.setting, look, s.head, tau, scale, token))
-    figures = softmax_figures(s.setting, look, s.head, tau, scale, token)
-    show_figure(figures["row_entropy"], key="row_entropy")
+    # side by side, each at its own size, wrapping onto the next row where the row is full:
+    # markup the server writes, which the browser sets as it is on every temperature
+    show_heatmaps(softmax_maps(s.setting, Look.of(s), s.head, tau, scale, token))
     entropy = llm.row_entropy(head.pattern)
     ceiling = llm.max_row_entropy(n_tokens, s.causal)
     st.caption(

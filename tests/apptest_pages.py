@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import html
 import json
 import re
 from collections.abc import Callable
@@ -93,9 +94,9 @@ class Expected:
 
 
 def figure(at: AppTest, key: str) -> dict:
-    """The plotly spec of the chart drawn with ``show_figure(..., key=key)``, or what a heatmap
-    table (``ui.draw.heatmap_table``) with ``data-key`` ``key`` shows, read back in the same
-    shape (``heatmap_shown``)."""
+    """The plotly spec of the chart drawn with ``show_figure(..., key=key)``, or what a figure of
+    markup with ``data-key`` ``key`` shows, read back in the same shape: a heatmap table's
+    (``heatmap_shown``), a bar chart's (``bars_shown``)."""
     charts = [c for c in at.get("plotly_chart") if c.proto.id.endswith(f"-{key}")]
     if charts:
         (chart,) = charts
@@ -103,13 +104,36 @@ def figure(at: AppTest, key: str) -> dict:
     marker = f'data-key="{key}"'
     (body,) = [e.proto.body for e in at.main.get("html") if marker in e.proto.body]
     start = body.rindex("<figure", 0, body.index(marker))
-    return heatmap_shown(body[start : body.index("</figure>", start) + len("</figure>")])
+    markup = body[start : body.index("</figure>", start) + len("</figure>")]
+    return bars_shown(markup) if 'class="lab-bars"' in markup else heatmap_shown(markup)
 
 
 FIGURE_DATA = re.compile(r'data-z="([^"]*)" data-shape="(\d+),(\d+)" data-range="([^"]*)"')
 FOLLOWED = re.compile(
     r'class="followed" data-row="(\d+)" style="[^"]*border:(\d+)px solid ([^"]+)"'
 )
+
+
+def bars_shown(markup: str) -> dict:
+    """A bar chart of ``ui.draw.bars_markup`` read back as a plotly spec holds it: a bar trace
+    per series (its legend name, its values, the categories' labels as shown), its title and
+    its name (``alt``)."""
+    z, n_series, n_bars = re.search(r'data-z="([^"]*)" data-shape="(\d+),(\d+)"', markup).groups()
+    values = array_of({"bdata": z, "dtype": "f8", "shape": f"{n_series}, {n_bars}"})
+    labels = re.search(r'<div class="bars-x[^"]*"[^>]*>(.*?)</div>', markup, re.S).group(1)
+    x = [
+        html.unescape(re.sub(r"</?b>", "", t))
+        for t in re.findall(r"<span[^>]*>(.*?)</span>", labels)
+    ]
+    names = [html.unescape(n) for n in re.findall(r"<i [^>]*></i>([^<]*)</span>", markup)]
+    names = names or [""]
+    caption = re.search(r"<figcaption[^>]*>(.*?)</figcaption>", markup, re.S)
+    data = [
+        {"type": "bar", "name": name, "x": x, "y": [None if v != v else v for v in row.tolist()]}
+        for name, row in zip(names, values, strict=True)
+    ]
+    layout = {"title": {"text": caption.group(1) if caption else ""}}
+    return {"data": data, "layout": layout, "alt": re.search(r'aria-label="([^"]*)"', markup)[1]}
 
 
 def heatmap_shown(markup: str) -> dict:
@@ -309,8 +333,8 @@ def markdown_rows(text: str) -> list[list[str]]:
 def hidden_keys(at: AppTest) -> set[str]:
     """The element keys the page hides (``ui.frame.shared.unused_css``: the shared settings it
     does not use, drawn in their place so that the link keeps them)."""
-    for html in at.get("html"):
-        css = html.proto.body
+    for element in at.get("html"):
+        css = element.proto.body
         if 'id="unused-settings"' in css:
             return set(re.findall(r"\.st-key-([\w-]+)", css.split('id="unused-settings"')[1]))
     return set()

@@ -215,7 +215,7 @@ def test_every_text_exists_in_both_languages() -> None:
 
 # --- every chart of every page, as a link opens it ------------------------------------------------
 
-FIGURE_NAME = r'<figure class="lab-heatmap" aria-label="([^"]*)"'
+FIGURE_NAME = r'<figure class="lab-(?:heatmap|bars)" aria-label="([^"]*)"'
 PAGE_FILES = ["app.py", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("*.py"))]
 
 
@@ -227,13 +227,14 @@ def test_every_chart_of_every_page_has_a_text_alternative(page: str, lang: str) 
     for chart in charts:
         assert chart.proto.alt.strip(), chart.proto.id
         assert len(chart.proto.alt) <= LIMIT
-    # the heatmap tables (ui.draw.heatmap_table), each a figure named by its alternative
-    tables = [e.proto.body for e in at.main.get("html") if "lab-heatmap" in e.proto.body]
+    # the figures of markup (ui.draw.heatmap_table, ui.draw.bars_markup), each named
+    tables = [e.proto.body for e in at.main.get("html") if "<figure" in e.proto.body]
     named = [html.unescape(a) for b in tables for a in re.findall(FIGURE_NAME, b)]
-    assert len(named) == sum(b.count('<figure class="lab-heatmap"') for b in tables)
+    assert len(named) == sum(b.count("<figure") for b in tables)
     assert all(a.strip() and len(a) <= LIMIT for a in named)
     if page == "pages/3_softmax.py":
-        assert len(named) == 3  # S, masked S, A
+        assert len(named) == 4  # S, masked S, A, the row entropies
+        assert named[3].startswith({"en": "Bar chart", "fr": "Diagramme en barres"}[lang])
         alts = [chart.proto.alt for chart in charts] + named
         pattern = {"en": "Heatmap “Softmax: the", "fr": "Heatmap « Softmax : le motif"}[lang]
         (alt,) = [a for a in alts if a.startswith(pattern)]

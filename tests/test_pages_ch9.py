@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import math
+import pkgutil
 import re
 import string
 
@@ -21,6 +22,7 @@ from streamlit.testing.v1 import AppTest
 
 import llm
 import llm.nn
+import ui.text as ui_text
 from llm import engine, readable
 from llm.compare import QUANTITIES, agree, compare_implementations, max_differences, run
 from tests.apptest_pages import (
@@ -76,6 +78,21 @@ def test_french_link_changes_the_text(page: str) -> None:
 
 def placeholders(sentence: str) -> set[str]:
     return {field for _, field, _, _ in string.Formatter().parse(sentence) if field is not None}
+
+
+def every_text_table() -> list[dict]:
+    """Every ``TEXT`` of ``ui.text`` written in English and French (each page's, the frame's)."""
+    modules = (
+        importlib.import_module(f"ui.text.{m.name}") for m in pkgutil.iter_modules(ui_text.__path__)
+    )
+    tables = [getattr(m, "TEXT", None) for m in modules]
+    return [t for t in tables if isinstance(t, dict) and {"en", "fr"} <= set(t)]
+
+
+def test_every_text_of_the_app_has_its_french() -> None:
+    assert len(every_text_table()) >= 15  # every page's texts, the frame's, the classroom's
+    for text in every_text_table():
+        assert set(text["en"]) == set(text["fr"]), set(text["en"]) ^ set(text["fr"])
 
 
 def test_every_text_exists_in_both_languages() -> None:

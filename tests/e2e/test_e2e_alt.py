@@ -25,7 +25,7 @@ def chart_names(session: Session, path: str) -> list[dict]:
         """els => els.map(el => ({
             role: 'figure',
             label: el.getAttribute('aria-label') || '',
-            plot: el.querySelector('.js-plotly-plot, table') !== null,
+            plot: el.querySelector('.js-plotly-plot, table, .bars-plot') !== null,
         }))"""
     )
 

@@ -78,7 +78,11 @@ def test_deep_link_is_the_first_visit_of_a_fresh_server(
             "head": "3",
         }
         # the repeated token is told apart on the axes; d_head 2 gives sqrt 2 in the title
-        labels = page.evaluate("() => document.querySelector('.js-plotly-plot').data[0].x")
+        heads = ".lab-heatmap thead th"  # the first heatmap's column labels, then the others'
+        labels = page.evaluate(
+            f"() => [...document.querySelectorAll('{heads}')].map(th => th.textContent)"
+        )
+        labels = labels[:5]
         assert labels == ["the", "dog", "saw", "the·2", "cat"]
         assert "√2 = 1.4142" in page.locator(".lab-heatmap").first.inner_text()
         # nothing was wrong with the link, so nothing was changed or reported

@@ -91,21 +91,21 @@ def test_phone_viewport(browser: Browser, server: Server) -> None:
         assert main.evaluate("el => el.scrollWidth <= el.clientWidth")
         # the formula and its mask, one under the other, fit the screen
         assert page.evaluate(FORMULAS_FIT_JS) == [True]
-        charts = page.locator(".lab-heatmap, .js-plotly-plot")
+        charts = page.locator(".lab-heatmap, .lab-bars, .js-plotly-plot")
         # the causal mask is on: scaled scores, masked scores, pattern (heatmap tables), the
-        # rows' entropy (bars) and why √d_k (three line plots, one under the other on a phone)
+        # rows' entropy (bars of markup) and why √d_k (three line plots, one under the other)
         assert charts.count() == 5
         for i in range(5):
             charts.nth(i).scroll_into_view_if_needed()
             assert charts.nth(i).is_visible()
             box = charts.nth(i).bounding_box()
             assert box is not None
-            # one chart per row, tall enough for 5 rows of numbers (the bars are 280 px, the
-            # three line plots 3 × 300 px); a plotly chart most of the screen wide, a heatmap
-            # table as wide as its cells and labels, at the column's left
-            table = i < 3
-            assert box["x"] == 16 if table else 0.7 * PHONE[0] <= box["width"], box
-            assert box["height"] >= (180 if table else 240), box
+            # one chart per row, at the column's left: the markup as wide as its cells, bars and
+            # labels, tall enough for 5 rows of numbers or the bars' plot; the plotly chart most
+            # of the screen wide (its three line plots 3 × 300 px)
+            markup = i < 4
+            assert box["x"] == 16 if markup else 0.7 * PHONE[0] <= box["width"], box
+            assert box["height"] >= (180 if markup else 240), box
             assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE[0], box
         # the sidebar starts closed on a phone, so the lesson is what one sees first
         sidebar = page.locator(SIDEBAR).bounding_box()

@@ -249,7 +249,7 @@ def test_presenter_mode_on_every_page(browser: Browser, server: Server, lang: st
             # the first screen
             bar = page.locator(f"{MAIN} .st-key-bar").bounding_box()
             assert bar is not None and bar["height"] < 90, (path, lang, bar)
-            charts = page.locator(f"{MAIN} .stPlotlyChart, {MAIN} .lab-heatmap")
+            charts = page.locator(f"{MAIN} .stPlotlyChart, {MAIN} .lab-heatmap, {MAIN} .lab-bars")
             lesson = group in ("chapter8", "chapter9") or path == "pages/10_learned.py"
             if lesson and charts.count():
                 first = charts.first.bounding_box()

@@ -86,7 +86,9 @@ def heatmap_table(fig: Spec, *, key: str, alt: str) -> str:
     caption = ""
     if title.get("text"):
         size = title.get("font", {}).get("size", 14)
-        caption = f'<figcaption style="font-size:{size}px">{_lines(title["text"])}</figcaption>'
+        caption = (
+            f'<figcaption style="font-size:{size}px">{title_lines(title["text"])}</figcaption>'
+        )
     plot = _table(trace, layout, z, cell)
     if trace.get("showscale"):
         plot += _colour_bar(trace, layout, z, cell)
@@ -105,10 +107,10 @@ def _axis_title(layout: dict, axis: str, kind: str) -> str:
     if not title.get("text"):
         return ""
     size = title.get("font", {}).get("size", 14)
-    return f'<div class="{kind}" style="font-size:{size}px">{_lines(title["text"])}</div>'
+    return f'<div class="{kind}" style="font-size:{size}px">{title_lines(title["text"])}</div>'
 
 
-def _lines(text: str) -> str:
+def title_lines(text: str) -> str:
     """plotly's title markup as escaped text: ``<br>`` stays a line break, ``<b>`` goes."""
     return "<br>".join(escape(re.sub(r"</?b>", "", line)) for line in text.split("<br>"))
 
@@ -239,7 +241,7 @@ def _colour_bar(trace: dict, layout: dict, z: np.ndarray, cell: float) -> str:
         size = bar["title"].get("font", {}).get("size", 14)
         ticks += (
             f'<span class="bar-title" style="left:{width + 2:g}px;font-size:{size}px">'
-            f"{_lines(title)}</span>"
+            f"{title_lines(title)}</span>"
         )
         width += 2 + 1.3 * size * (1 + title.count("<br>"))
     return (
@@ -276,18 +278,25 @@ def tick_text(value: float, comma: bool) -> str:
     return text.replace(".", ",") if comma else text
 
 
-def heatmaps_markup(figs: Sequence[tuple[Spec, str]], *, label: str) -> Markup:
-    """Heatmaps side by side in one box, wrapping onto the next row where the row is full, as
-    ``ui.draw.wire.show_figures`` lays charts out: a region named ``label`` that scrolls
-    sideways where one is wider than the column, and that the keyboard reaches (HEATMAP_CSS).
-    Each is named by its text alternative (``ui.draw.wire.alt_text``)."""
-    maps = "".join(heatmap_table(fig, key=key, alt=alt_text(fig)) for fig, key in figs)
+def figures_box(parts: Sequence[str], *, label: str) -> Markup:
+    """Figures of markup (``heatmap_table``'s, ``ui.draw.bars_markup``'s) side by side in one
+    box, wrapping onto the next row where the row is full, as ``ui.draw.wire.show_figures`` lays
+    charts out: a region named ``label`` that scrolls sideways where one is wider than the
+    column, and that the keyboard reaches (HEATMAP_CSS)."""
     return Markup(
         f'<div class="lab-maps" role="region" tabindex="0" aria-label="{escape(label)}">'
-        f"{maps}</div>"
+        f"{''.join(parts)}</div>"
+    )
+
+
+def heatmaps_markup(figs: Sequence[tuple[Spec, str]], *, label: str) -> Markup:
+    """Heatmaps side by side in one box (``figures_box``), each named by its text alternative
+    (``ui.draw.wire.alt_text``)."""
+    return figures_box(
+        [heatmap_table(fig, key=key, alt=alt_text(fig)) for fig, key in figs], label=label
     )
 
 
 def show_heatmaps(markup: Markup) -> None:
-    """Send ``heatmaps_markup``'s box as it is."""
+    """Send ``figures_box``'s box as it is."""
     st.html(markup)

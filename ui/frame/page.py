@@ -22,6 +22,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import llm
 from ui import classroom
+from ui.draw.bars_markup import BARS_CSS
 from ui.draw.heatmap_table import HEATMAP_CSS
 from ui.draw.markup import Markup
 from ui.draw.style import CHART_CSS, EDITOR_CSS
@@ -186,6 +187,7 @@ def _style(uses: tuple[str, ...], present: bool) -> Markup:
         CHART_CSS
         + TABLE_CSS
         + HEATMAP_CSS
+        + BARS_CSS
         + EDITOR_CSS
         + STORE_CSS
         + unused_css(uses)

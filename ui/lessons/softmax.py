@@ -1,6 +1,6 @@
 """Page 3's figures, built once per setting and what-if and kept: the scaled and masked scores,
-the pattern and its row entropies, and the measurement of why √d_k. The three heatmaps reach the
-page as heatmap tables (``softmax_maps``: ``ui.draw.heatmap_table``'s markup, written once too).
+the pattern and its row entropies, and the measurement of why √d_k. The heatmaps and the bars reach
+the page as markup (``softmax_maps``: heatmap tables and bars the server writes, once too).
 
 Like ``ui.draw.headview``'s page 5 figures, they are shared, read-only (``ui.draw.wire.keep``): a
 rerun that shows them again sends the wire form built on their first send. The arguments reach the
@@ -12,13 +12,14 @@ from __future__ import annotations
 import numpy as np
 
 import llm
+from ui.draw.bars_markup import bars_markup
 from ui.draw.charts import bar_chart
-from ui.draw.heatmap_table import heatmaps_markup
+from ui.draw.heatmap_table import figures_box, heatmap_table
 from ui.draw.heatmaps import heatmap
 from ui.draw.lines import Panel, line_panels
 from ui.draw.markup import Markup
 from ui.draw.style import Look
-from ui.draw.wire import Spec, keep
+from ui.draw.wire import Spec, alt_text, keep
 from ui.frame.follow import outline_row
 from ui.lab.compute import Setting, compute_lab, scaling_lab, shared
 from ui.text import num, translator
@@ -52,7 +53,8 @@ MAPS = ("scaled", "masked", "pattern")  # the heatmaps, in the page's order
 def softmax_maps(
     setting: Setting, look: Look, head: int, temperature: float, scale: bool, token: int
 ) -> Markup:
-    """``softmax_figures``' heatmaps as the markup of one box (``ui.draw.heatmap_table``): the
+    """``softmax_figures`` as the markup of one box: the heatmaps as heatmap tables
+    (``ui.draw.heatmap_table``), the row entropies as bars (``ui.draw.bars_markup``). The
     section redraws them on every temperature without plotly.js laying out a chart."""
     return _maps(
         setting=setting,
@@ -70,8 +72,11 @@ def _maps(
 ) -> Markup:
     """``softmax_maps``, written once a setting, what-if and token (kept, shared)."""
     figures = softmax_figures(setting, look, head, temperature, scale, token)
-    label = translator(TEXT, look.lang)("maps_label")
-    return heatmaps_markup([(figures[k], k) for k in MAPS if k in figures], label=label)
+    maps = [
+        heatmap_table(figures[k], key=k, alt=alt_text(figures[k])) for k in MAPS if k in figures
+    ]
+    bars = bars_markup(figures["row_entropy"], key="row_entropy")
+    return figures_box([*maps, bars], label=translator(TEXT, look.lang)("maps_label"))
 
 
 @shared(64)

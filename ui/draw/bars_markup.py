@@ -1,0 +1,188 @@
+"""A bar chart as markup the server writes: the bars of a ``ui.draw.charts.bar_chart`` figure side
+by side per category, their numbers, the round numbers of the y axis, the labels, the titles and
+the legend, sent with ``st.html`` as /softmax's heatmap tables are (``ui.draw.heatmap_table``).
+
+The figure's own plan is drawn: its plot's width and height (``layout``'s size and margins), its
+series' colours and numbers (the traces' ``text``), its labels' angle. A number stands inside
+the top of its bar where the bar is tall enough, black or white on the bar's colour
+(``ui.draw.contrast``), else above it. The drawing is ``aria-hidden``: the figure is named by
+its text alternative, which says every bar (``ui.draw.describe``); a bar's exact value is its
+tooltip. The values ride along as ``data-z`` (base64 float64, one row a series), as a heatmap
+table's do.
+
+Shapes: S series (traces) of N categories.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+from html import escape
+
+import numpy as np
+
+from ui.draw.contrast import CROSSOVER, luminance, rgb
+from ui.draw.describe_words import Spec
+from ui.draw.heatmap_table import nice_ticks, tick_text, title_lines
+from ui.draw.labels import label_px
+from ui.draw.markup import Markup
+from ui.draw.wire import alt_text
+
+BAR_GAP = 0.2  # of a category's width between two categories' bars (plotly's bargap)
+# the plot's box: its grid lines, its bars from the bottom, each number where it reads; its
+# labels and legend in the charts' colours in either theme (CHART_CSS)
+BARS_CSS = """<style>
+.lab-bars { flex: none; margin: 0; font-family: "Source Sans", sans-serif; line-height: 1.2;
+  color: light-dark(#5f6272, #e6eaf1); }
+.lab-bars figcaption { font-weight: 600; color: light-dark(#2f2d2b, #edebe8);
+  white-space: nowrap; margin: 0 0 0.6em 4px; }
+.bars-row { display: flex; align-items: stretch; }
+.bars-y { writing-mode: vertical-rl; transform: rotate(180deg); text-align: center;
+  white-space: nowrap; padding-left: 0.4em; }
+.bars-ticks { position: relative; flex: none; }
+.bars-ticks span { position: absolute; right: 6px; transform: translateY(50%); }
+.bars-plot { position: relative; display: flex; flex: none; align-items: flex-end; }
+.bars-plot .grid { position: absolute; left: 0; right: 0; height: 0;
+  border-top: 1px solid rgba(128, 132, 149, 0.3); }
+.bars-group { display: flex; justify-content: center; align-items: flex-end; height: 100%;
+  position: relative; }
+.bars-group .bar { position: relative; display: flex; justify-content: center; }
+.bars-group .bar span { position: absolute; white-space: nowrap; }
+.bars-group .bar span.in { top: 2px; }
+.bars-group .bar span.out { bottom: calc(100% + 2px); }
+.bars-x { display: flex; }
+.bars-x span { text-align: center; white-space: nowrap; padding-top: 6px; flex: none; }
+.bars-x.slant span { position: relative; }
+.bars-x.slant b { position: absolute; right: 50%; top: 6px; font-weight: normal;
+  transform: rotate(var(--angle)); transform-origin: 100% 50%; }
+.bars-legend { display: flex; flex-wrap: wrap; gap: 0.3em 1.2em; margin-top: 0.6em; }
+.bars-legend i { display: inline-block; width: 0.9em; height: 0.9em; margin-right: 0.4em;
+  vertical-align: -0.1em; }
+</style>"""
+
+
+def bars_markup(fig: Spec, *, key: str) -> Markup:
+    """``fig`` (a grouped ``bar_chart`` without reference lines) as a ``<figure>``: named by
+    its text alternative, ``data-key`` ``key``. Shapes: S traces of N categories."""
+    data, layout = fig["data"], fig["layout"]
+    values = np.array([[np.nan if v is None else v for v in t["y"]] for t in data], dtype=float)
+    margin = layout["margin"]
+    plot_w = layout["width"] - margin["l"] - margin["r"]
+    plot_h = layout["height"] - margin["t"] - margin["b"]
+    font = layout.get("font", {}).get("size", 12)
+    top, ticks = _y_range(values, plot_h, layout)
+    z = base64.b64encode(np.ascontiguousarray(values).tobytes()).decode()
+    title = layout.get("title", {})
+    caption = ""
+    if title.get("text"):
+        size = title.get("font", {}).get("size", 14)
+        caption = (
+            f'<figcaption style="font-size:{size}px">{title_lines(title["text"])}</figcaption>'
+        )
+    y_title = layout["yaxis"].get("title", {})
+    y_size = y_title.get("font", {}).get("size", 14)
+    left = margin["l"] - math.ceil(1.4 * y_size)  # the ticks' column, right of the y title
+    group = plot_w / values.shape[1]
+    return Markup(
+        f'<figure class="lab-bars" aria-label="{escape(alt_text(fig))}" data-key="{escape(key)}" '
+        f'data-z="{z}" data-shape="{values.shape[0]},{values.shape[1]}" '
+        f'style="font-size:{font}px">{caption}<div aria-hidden="true">'
+        f'<div class="bars-row"><div class="bars-y" style="font-size:{y_size}px">'
+        f"{title_lines(y_title.get('text', ''))}</div>"
+        f'<div class="bars-ticks" style="width:{left}px;height:{plot_h}px">{ticks}</div>'
+        f'<div class="bars-plot" style="width:{plot_w}px;height:{plot_h}px">'
+        f"{_grid(layout, top, plot_h)}{_groups(data, values, top, group)}</div></div>"
+        f"{_labels(layout, data[0]['x'], group, left + math.ceil(1.4 * y_size))}"
+        f"{_legend(data)}</div></figure>"
+    )
+
+
+def _y_range(values: np.ndarray, plot_h: float, layout: dict) -> tuple[float, str]:
+    """The top of the y axis (from 0: a round number at or above the largest bar) and its
+    round numbers, each at its height."""
+    finite = values[np.isfinite(values)]
+    high = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
+    numbers = nice_ticks(0.0, high, max(2, min(6, int(plot_h // 40))))
+    step = numbers[1] - numbers[0] if len(numbers) > 1 else high
+    top = numbers[-1] if numbers[-1] >= high else numbers[-1] + step
+    numbers = [*numbers, top] if top not in numbers else numbers
+    comma = layout.get("separators", ".,")[0] == ","
+    ticks = "".join(
+        f'<span style="bottom:{v / top * 100:.2f}%">{escape(tick_text(v, comma))}</span>'
+        for v in numbers
+    )
+    return top, ticks
+
+
+def _grid(layout: dict, top: float, plot_h: float) -> str:
+    """The y axis's grid lines, at the same round numbers as its ticks."""
+    count = max(2, min(6, int(plot_h // 40)))
+    numbers = [v for v in nice_ticks(0.0, top, count) if v <= top]
+    return "".join(f'<div class="grid" style="bottom:{v / top * 100:.2f}%"></div>' for v in numbers)
+
+
+def _groups(data: list[dict], values: np.ndarray, top: float, group: float) -> str:
+    """A category's bars side by side, each as tall as its value, its number in or above it."""
+    width = group * (1 - BAR_GAP) / len(data)
+    out = []
+    for j in range(values.shape[1]):
+        bars = []
+        for n, trace in enumerate(data):
+            v = values[n, j]
+            if v != v:  # no value: no bar (its slot stays)
+                bars.append(f'<div class="bar" style="width:{width:g}px;height:0"></div>')
+                continue
+            colour = trace["marker"]["color"]
+            tip = f"{trace['x'][j]} · {trace['name']}: {tick_text(float(v), False)}"
+            bars.append(
+                f'<div class="bar" style="width:{width:g}px;height:{max(v, 0) / top * 100:.2f}%;'
+                f'background:{colour}" title="{escape(tip)}">{_number(trace, j, v, top)}</div>'
+            )
+        out.append(f'<div class="bars-group" style="width:{group:g}px">{"".join(bars)}</div>')
+    return "".join(out)
+
+
+def _number(trace: dict, j: int, v: float, top: float) -> str:
+    """A bar's number: inside its top where the bar is tall enough, in black or white on its
+    colour; else above it, in the chart's colour. None where the chart prints no numbers."""
+    texts = trace.get("text")
+    if not texts:
+        return ""
+    size = trace.get("textfont", {}).get("size", 12)
+    inside = v / top >= 0.25  # a quarter of the plot: room for a line of text and a margin
+    if not inside:
+        return f'<span class="out" style="font-size:{size}px">{escape(texts[j])}</span>'
+    ink = "#fff" if luminance(np.array(rgb(trace["marker"]["color"]))) < CROSSOVER else "#000"
+    return f'<span class="in" style="font-size:{size}px;color:{ink}">{escape(texts[j])}</span>'
+
+
+def _labels(layout: dict, categories: list[str], group: float, left: int) -> str:
+    """The categories' labels under their bars, each as wide as its category: level (on two
+    lines where the figure wrapped them), or slanted at the x axis's angle."""
+    axis = layout["xaxis"]
+    angle = axis.get("tickangle", 0)
+    if not angle:
+        shown = axis.get("ticktext") or [str(c) for c in categories]
+        spans = "".join(f'<span style="width:{group:g}px">{title_lines(t)}</span>' for t in shown)
+        return f'<div class="bars-x" style="margin-left:{left}px">{spans}</div>'
+    size = layout.get("font", {}).get("size", 12)
+    widest = max(label_px(str(c)) for c in categories) * size / 12
+    height = math.ceil(widest * abs(math.sin(math.radians(angle))) + size) + 6
+    spans = "".join(
+        f'<span style="width:{group:g}px"><b>{escape(str(c))}</b></span>' for c in categories
+    )
+    return (
+        f'<div class="bars-x slant" style="margin-left:{left}px;height:{height}px;'
+        f'--angle:{angle}deg">{spans}</div>'
+    )
+
+
+def _legend(data: list[dict]) -> str:
+    """A swatch and the name of each series, under the labels (none for one series)."""
+    if len(data) < 2:
+        return ""
+    keys = "".join(
+        f'<span><i style="background:{t["marker"]["color"]}"></i>{escape(t["name"])}</span>'
+        for t in data
+    )
+    return f'<div class="bars-legend">{keys}</div>'
