@@ -23,7 +23,7 @@ import numpy as np
 
 from ui.draw.contrast import CROSSOVER, luminance, rgb
 from ui.draw.describe_words import Spec
-from ui.draw.heatmap_table import nice_ticks, tick_text, title_lines
+from ui.draw.heatmap_table import figure_caption, nice_ticks, tick_text, title_lines
 from ui.draw.labels import label_px
 from ui.draw.markup import Markup
 from ui.draw.wire import alt_text
@@ -72,13 +72,7 @@ def bars_markup(fig: Spec, *, key: str) -> Markup:
     font = layout.get("font", {}).get("size", 12)
     top, ticks = _y_range(values, plot_h, layout)
     z = base64.b64encode(np.ascontiguousarray(values).tobytes()).decode()
-    title = layout.get("title", {})
-    caption = ""
-    if title.get("text"):
-        size = title.get("font", {}).get("size", 14)
-        caption = (
-            f'<figcaption style="font-size:{size}px">{title_lines(title["text"])}</figcaption>'
-        )
+    caption = figure_caption(layout)
     y_title = layout["yaxis"].get("title", {})
     y_size = y_title.get("font", {}).get("size", 14)
     left = margin["l"] - math.ceil(1.4 * y_size)  # the ticks' column, right of the y title

@@ -82,13 +82,7 @@ def heatmap_table(fig: Spec, *, key: str, alt: str) -> str:
     z_bytes = base64.b64encode(np.ascontiguousarray(z).tobytes()).decode()
     font = layout.get("font", {}).get("size", 12)
     lo, hi = colour_range(z, trace.get("zmin"), trace.get("zmax"), trace.get("zmid"))
-    title = layout.get("title", {})
-    caption = ""
-    if title.get("text"):
-        size = title.get("font", {}).get("size", 14)
-        caption = (
-            f'<figcaption style="font-size:{size}px">{title_lines(title["text"])}</figcaption>'
-        )
+    caption = figure_caption(layout)
     plot = _table(trace, layout, z, cell)
     if trace.get("showscale"):
         plot += _colour_bar(trace, layout, z, cell)
@@ -108,6 +102,15 @@ def _axis_title(layout: dict, axis: str, kind: str) -> str:
         return ""
     size = title.get("font", {}).get("size", 14)
     return f'<div class="{kind}" style="font-size:{size}px">{title_lines(title["text"])}</div>'
+
+
+def figure_caption(layout: dict) -> str:
+    """A figure's title as its ``<figcaption>``, at the title's size (none without a title)."""
+    title = layout.get("title", {})
+    if not title.get("text"):
+        return ""
+    size = title.get("font", {}).get("size", 14)
+    return f'<figcaption style="font-size:{size}px">{title_lines(title["text"])}</figcaption>'
 
 
 def title_lines(text: str) -> str:
