@@ -116,7 +116,7 @@ SPLIT_JS = """
 CHARTS_HOLD_JS = """
 (expected) => {
   const gds = [...document.querySelectorAll('.js-plotly-plot')];
-  const maps = [...document.querySelectorAll('.lab-heatmap[data-z]')];  // heatmap tables
+  const maps = [...document.querySelectorAll('figure[data-z]')];  // figures of markup
   if (gds.length + maps.length !== expected.length) return false;
   for (let k = 0; k < maps.length; k++) {
     const bytes = Uint8Array.from(atob(maps[k].dataset.z), (c) => c.charCodeAt(0));
@@ -186,8 +186,8 @@ MARKUP_Z = re.compile(r'data-z="([A-Za-z0-9+/=]*)"')
 
 def checksums(at) -> list[float]:
     """Every chart's checksum as CHARTS_HOLD_JS reads it in the browser: each plotly chart's
-    (the sum of its finite z, or of its bar heights; every plot of a grid), then each heatmap
-    table's (``ui.draw.heatmap_table``: its ``data-z``), in page order."""
+    (the sum of its finite z, or of its bar heights; every plot of a grid), then each figure
+    of markup's (a heatmap table, bars: its ``data-z``), in page order."""
     sums = []
     for chart in at.get("plotly_chart"):
         total = 0.0

@@ -70,7 +70,7 @@ SUMS_JS = """
   const flat = (v) => (v == null ? [] : typeof v === 'number' ? [v] : [...v].flatMap(flat));
   const charts = [...document.querySelectorAll('.js-plotly-plot')].map((gd) =>
     sum((gd._fullData || []).flatMap((t) => flat(t.type === 'bar' ? t.y : t.z))));
-  const maps = [...document.querySelectorAll('.lab-heatmap[data-z]')].map((el) => sum([
+  const maps = [...document.querySelectorAll('figure[data-z]')].map((el) => sum([
     ...new Float64Array(Uint8Array.from(atob(el.dataset.z), (c) => c.charCodeAt(0)).buffer)]));
   return charts.concat(maps);  // in CHARTS_HOLD_JS's order: the charts, then the tables
 }
