@@ -11,9 +11,10 @@ import pytest
 
 from tests.apptest_pages import array_of, heatmap_shown
 from ui.draw.contrast import cell_colours, colour_range, luminance, shown_number
-from ui.draw.heatmap_table import heatmap_table, heatmaps_markup, nice_ticks, tick_text
+from ui.draw.heatmap_table import figures_box, heatmap_table, nice_ticks, tick_text
 from ui.draw.heatmaps import heatmap
 from ui.draw.style import Look
+from ui.draw.wire import alt_text
 from ui.frame.follow import OUTLINE, outline_row
 
 TOKENS = ["the", "cat", "<b>sat</b>"]
@@ -121,7 +122,8 @@ def test_tick_text_writes_the_language() -> None:
 
 
 def test_the_box_names_itself_and_each_figure() -> None:
-    box = heatmaps_markup([(_figure(), "pattern")], label='S & "A"')
+    figure = _figure()
+    box = figures_box([heatmap_table(figure, key="pattern", alt=alt_text(figure))], label='S & "A"')
     assert box.startswith('<div class="lab-maps" role="region" tabindex="0" ')
     assert 'aria-label="S &amp; &quot;A&quot;"' in box
     assert re.search(r'<figure class="lab-heatmap" aria-label="Heatmap [^"]+"', box)

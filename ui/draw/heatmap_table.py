@@ -28,7 +28,6 @@ from ui.draw.contrast import cell_colours, colour_range
 from ui.draw.describe_words import Spec
 from ui.draw.labels import label_px
 from ui.draw.markup import Markup
-from ui.draw.wire import alt_text
 
 SPAN = re.compile(r'<span style="color:([^"]+)">(.*)</span>', re.S)
 BAR_TICKS_PX = 40  # about one colour-bar number every 40 px, at most MAX_BAR_TICKS
@@ -289,14 +288,6 @@ def figures_box(parts: Sequence[str], *, label: str) -> Markup:
     return Markup(
         f'<div class="lab-maps" role="region" tabindex="0" aria-label="{escape(label)}">'
         f"{''.join(parts)}</div>"
-    )
-
-
-def heatmaps_markup(figs: Sequence[tuple[Spec, str]], *, label: str) -> Markup:
-    """Heatmaps side by side in one box (``figures_box``), each named by its text alternative
-    (``ui.draw.wire.alt_text``)."""
-    return figures_box(
-        [heatmap_table(fig, key=key, alt=alt_text(fig)) for fig, key in figs], label=label
     )
 
 
