@@ -37,14 +37,22 @@ def softmax_figures(
     repeat the scaled ones) and the pattern A of ``head``, row ``token`` outlined in each, and
     the bar chart of A's row entropies under their ceiling ln(keys); keys ``scaled``,
     ``masked``, ``pattern``, ``row_entropy``."""
-    return _outlined(
-        setting=setting,
-        look=look,
-        head=head,
-        temperature=float(temperature),
-        scale=bool(scale),
-        token=token,
-    )
+    return _outlined(**_by_name(setting, look, head, temperature, scale, token))
+
+
+def _by_name(
+    setting: Setting, look: Look, head: int, temperature: float, scale: bool, token: int
+) -> dict:
+    """A what-if's arguments by name, τ a float and the switch a bool: as the caches take them
+    (one key for 1 and 1.0)."""
+    return {
+        "setting": setting,
+        "look": look,
+        "head": head,
+        "temperature": float(temperature),
+        "scale": bool(scale),
+        "token": token,
+    }
 
 
 MAPS = ("scaled", "masked", "pattern")  # the heatmaps, in the page's order
@@ -56,14 +64,7 @@ def softmax_maps(
     """``softmax_figures`` as the markup of one box: the heatmaps as heatmap tables
     (``ui.draw.heatmap_table``), the row entropies as bars (``ui.draw.bars_markup``). The
     section redraws them on every temperature without plotly.js laying out a chart."""
-    return _maps(
-        setting=setting,
-        look=look,
-        head=head,
-        temperature=float(temperature),
-        scale=bool(scale),
-        token=token,
-    )
+    return _maps(**_by_name(setting, look, head, temperature, scale, token))
 
 
 @shared(64)
