@@ -3,7 +3,8 @@
 import streamlit as st
 
 from ui.classroom.join import join_box
-from ui.draw.tables import html_table, show_table, text_table
+from ui.draw.markup import show_markup
+from ui.draw.tables import html_table, text_table
 from ui.frame.navigation import linked
 from ui.frame.page import frame
 from ui.text import translator
@@ -28,7 +29,7 @@ join_box(s.lang)  # a student types the code the teacher shows
 st.markdown(f"**{t('tokens')}**")
 # one row, a column per position
 positions = [str(i) for i in range(len(s.lab.labels))]
-show_table(html_table(positions, None, [s.lab.labels], label=t("tokens")))
+show_markup(html_table(positions, None, [s.lab.labels], label=t("tokens")))
 
 st.markdown(f"**{t('steps')}**")
 steps = [

@@ -8,7 +8,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 import llm
 from llm.attention import scale_mask_softmax, softmax
-from ui.draw.heatmap_table import show_heatmaps
+from ui.draw.markup import show_markup
 from ui.draw.sections import folded, lazy_tabs, show_code
 from ui.draw.style import Look
 from ui.draw.tables import matrix_table
@@ -118,7 +118,7 @@ def maps(tau: float, scale: bool, token: int, head: llm.HeadTrace) -> None:
     """S, the mask and A side by side, the row entropies and what they reach."""
     # side by side, each at its own size, wrapping onto the next row where the row is full:
     # markup the server writes, which the browser sets as it is on every temperature
-    show_heatmaps(softmax_maps(s.setting, Look.of(s), s.head, tau, scale, token))
+    show_markup(softmax_maps(s.setting, Look.of(s), s.head, tau, scale, token))
     entropy = llm.row_entropy(head.pattern)
     ceiling = llm.max_row_entropy(n_tokens, s.causal)
     st.caption(

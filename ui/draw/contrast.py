@@ -118,8 +118,15 @@ def readable_numbers(
     return trace
 
 
+def ink_and_number(text: str, ink: str) -> tuple[str, str]:
+    """A cell's text of ``readable_numbers`` as its ink and its number: the ``<span>``'s colour
+    and what it holds, or ``ink`` (the trace's colour) and the text itself."""
+    if text.startswith('<span style="color:'):
+        colour, _, rest = text[len('<span style="color:') :].partition('">')
+        return colour, rest[: -len("</span>")]
+    return ink, text
+
+
 def shown_number(text: str) -> str:
     """A cell's text as the page shows it: without its colour's ``<span>``."""
-    if text.startswith("<span"):
-        return text[text.index(">") + 1 : -len("</span>")]
-    return text
+    return ink_and_number(text, "")[1]

@@ -22,14 +22,13 @@ from collections.abc import Sequence
 from html import escape
 
 import numpy as np
-import streamlit as st
 
-from ui.draw.contrast import cell_colours, colour_range
+from ui.draw.contrast import cell_colours, colour_range, ink_and_number
 from ui.draw.describe_words import Spec
 from ui.draw.labels import label_px
 from ui.draw.markup import Markup
+from ui.text import MINUS, num
 
-SPAN = re.compile(r'<span style="color:([^"]+)">(.*)</span>', re.S)
 BAR_TICKS_PX = 40  # about one colour-bar number every 40 px, at most MAX_BAR_TICKS
 MAX_BAR_TICKS = 8
 # the box and its figures. A table's cells 1 px apart (plotly's gaps); the column labels under
@@ -82,9 +81,9 @@ def heatmap_table(fig: Spec, *, key: str, alt: str) -> str:
     font = layout.get("font", {}).get("size", 12)
     lo, hi = colour_range(z, trace.get("zmin"), trace.get("zmax"), trace.get("zmid"))
     caption = figure_caption(layout)
-    plot = _table(trace, layout, z, cell)
+    plot = _table(trace, layout, z, cell, (lo, hi))
     if trace.get("showscale"):
-        plot += _colour_bar(trace, layout, z, cell)
+        plot += _colour_bar(trace, layout, z, cell, (lo, hi))
     return (
         f'<figure class="lab-heatmap" aria-label="{escape(alt)}" data-key="{escape(key)}" '
         f'data-z="{z_bytes}" data-shape="{z.shape[0]},{z.shape[1]}" data-range="{lo!r},{hi!r}" '
@@ -117,10 +116,11 @@ def title_lines(text: str) -> str:
     return "<br>".join(escape(re.sub(r"</?b>", "", line)) for line in text.split("<br>"))
 
 
-def _table(trace: dict, layout: dict, z: np.ndarray, cell: float) -> str:
-    """The cells as a table: a row header a row, then the row's cells, each in its colour with
-    its number in its ink; the column headers under them; the followed row framed."""
-    lo, hi = colour_range(z, trace.get("zmin"), trace.get("zmax"), trace.get("zmid"))
+def _table(trace: dict, layout: dict, z: np.ndarray, cell: float, span: tuple[float, float]) -> str:
+    """The cells as a table: a row header a row, then the row's cells, each in its colour (on
+    the scale from ``span``'s low to its high) with its number in its ink; the column headers
+    under them; the followed row framed."""
+    lo, hi = span
     rgb = cell_colours(np.nan_to_num(z), trace["colorscale"], lo, hi).astype(int).tolist()
     texts = trace.get("text")
     ink = trace.get("textfont", {}).get("color", "#000")
@@ -135,8 +135,7 @@ def _table(trace: dict, layout: dict, z: np.ndarray, cell: float) -> str:
         for j, v in enumerate(row):
             number, colour = "", ink
             if texts:
-                found = SPAN.fullmatch(texts[i][j])
-                colour, number = found.groups() if found else (ink, texts[i][j])
+                colour, number = ink_and_number(texts[i][j], ink)
             frame = followed.get(i, "") if j == 0 else ""
             tip = f' title="{escape(tips[i][j])}"' if tips else ""
             cells.append(_cell(v, rgb[i][j], number and colour, tip, frame + escape(number)))
@@ -217,11 +216,13 @@ def _tips(trace: dict, z: np.ndarray, comma: bool) -> list[list[str]]:
     return out
 
 
-def _colour_bar(trace: dict, layout: dict, z: np.ndarray, cell: float) -> str:
+def _colour_bar(
+    trace: dict, layout: dict, z: np.ndarray, cell: float, span: tuple[float, float]
+) -> str:
     """The colour bar right of the cells, as tall as the trace's bar says: the scale from its
-    top (the range's high end) down, a few round numbers right of it, its title beside them."""
+    top (``span``'s high end) down, a few round numbers right of it, its title beside them."""
     bar = trace.get("colorbar", {})
-    lo, hi = colour_range(z, trace.get("zmin"), trace.get("zmax"), trace.get("zmid"))
+    lo, hi = span
     length = bar.get("len", z.shape[0] * cell)
     steps = np.linspace(0.0, 1.0, 9)
     colours = cell_colours(lo + (hi - lo) * steps, trace["colorscale"], lo, hi).astype(int)
@@ -274,10 +275,10 @@ def _ticks(lo: float, hi: float, step: float) -> list[float]:
 
 
 def tick_text(value: float, comma: bool) -> str:
-    """A number as plotly writes a colour bar's: no trailing zeros, a true minus sign, a decimal
-    comma in French."""
-    text = f"{value:.6g}".replace("-", "\u2212")
-    return text.replace(".", ",") if comma else text
+    """A number as a colour bar or a tooltip writes it: six significant digits as the lab spells
+    them (``ui.text.num``: no trailing zeros, no sign on a zero, a decimal comma in French), a
+    true minus sign."""
+    return num(value, 6, "fr" if comma else "en", "g").replace("-", MINUS)
 
 
 def figures_box(parts: Sequence[str], *, label: str) -> Markup:
@@ -289,8 +290,3 @@ def figures_box(parts: Sequence[str], *, label: str) -> Markup:
         f'<div class="lab-maps" role="region" tabindex="0" aria-label="{escape(label)}">'
         f"{''.join(parts)}</div>"
     )
-
-
-def show_heatmaps(markup: Markup) -> None:
-    """Send ``figures_box``'s box as it is."""
-    st.html(markup)

@@ -1,6 +1,8 @@
-"""Markup that ``st.html`` sends as it is: the page's style, its tables."""
+"""Markup that ``st.html`` sends as it is: the page's style, its tables, its figures of markup."""
 
 from __future__ import annotations
+
+import streamlit as st
 
 
 class Markup(str):
@@ -9,3 +11,9 @@ class Markup(str):
 
     def _repr_html_(self) -> str:
         return str(self)
+
+
+def show_markup(markup: str) -> None:
+    """Send markup (a table of ``ui.draw.tables``, a box of ``ui.draw.heatmap_table``) as it
+    is."""
+    st.html(Markup(markup))

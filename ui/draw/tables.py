@@ -12,7 +12,7 @@ from html import escape
 import numpy as np
 import streamlit as st
 
-from ui.draw.markup import Markup
+from ui.draw.markup import show_markup
 from ui.text import md_escape, num
 
 
@@ -113,11 +113,6 @@ def html_table(
     )
 
 
-def show_table(markup: str) -> None:
-    """Draw a table of ``html_table``."""
-    st.html(Markup(markup))
-
-
 def text_table(header: Sequence[str], rows: Sequence[Sequence[str]], key: str) -> None:
     """A small table of text whose cells wrap in a narrow column (a number table's stay on one
     line), as markdown: every cell written literally (``md_escape``), a formula's ``|``
@@ -145,7 +140,7 @@ def number_table(
 ) -> None:
     """A table of numbers (``table_html``): a plain HTML table, which a screen reader reads as
     one, with the numbers as the page writes them, and ``caption`` under it."""
-    show_table(
+    show_markup(
         table_html(
             m, rows, cols, lang=lang, label=label, digits=digits, kinds=kinds, caption=caption
         )
