@@ -70,7 +70,13 @@ def bars_markup(fig: Spec, *, key: str) -> Markup:
     plot_w = layout["width"] - margin["l"] - margin["r"]
     plot_h = layout["height"] - margin["t"] - margin["b"]
     font = layout.get("font", {}).get("size", 12)
-    top, ticks = _y_range(values, plot_h, layout)
+    top, numbers = _y_range(values, plot_h)
+    comma = layout.get("separators", ".,")[0] == ","
+    ticks = "".join(
+        f'<span style="bottom:{v / top * 100:.2f}%">{escape(tick_text(v, comma))}</span>'
+        for v in numbers
+    )
+    grid = "".join(f'<div class="grid" style="bottom:{v / top * 100:.2f}%"></div>' for v in numbers)
     z = base64.b64encode(np.ascontiguousarray(values).tobytes()).decode()
     caption = figure_caption(layout)
     y_title = layout["yaxis"].get("title", {})
@@ -85,34 +91,21 @@ def bars_markup(fig: Spec, *, key: str) -> Markup:
         f"{title_lines(y_title.get('text', ''))}</div>"
         f'<div class="bars-ticks" style="width:{left}px;height:{plot_h}px">{ticks}</div>'
         f'<div class="bars-plot" style="width:{plot_w}px;height:{plot_h}px">'
-        f"{_grid(layout, top, plot_h)}{_groups(data, values, top, group)}</div></div>"
-        f"{_labels(layout, data[0]['x'], group, left + math.ceil(1.4 * y_size))}"
+        f"{grid}{_groups(data, values, top, group)}</div></div>"
+        f"{_labels(layout, data[0]['x'], group, margin['l'])}"
         f"{_legend(data)}</div></figure>"
     )
 
 
-def _y_range(values: np.ndarray, plot_h: float, layout: dict) -> tuple[float, str]:
+def _y_range(values: np.ndarray, plot_h: float) -> tuple[float, list[float]]:
     """The top of the y axis (from 0: a round number at or above the largest bar) and its
-    round numbers, each at its height."""
+    round numbers, where its ticks and grid lines stand."""
     finite = values[np.isfinite(values)]
     high = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
     numbers = nice_ticks(0.0, high, max(2, min(6, int(plot_h // 40))))
     step = numbers[1] - numbers[0] if len(numbers) > 1 else high
     top = numbers[-1] if numbers[-1] >= high else numbers[-1] + step
-    numbers = [*numbers, top] if top not in numbers else numbers
-    comma = layout.get("separators", ".,")[0] == ","
-    ticks = "".join(
-        f'<span style="bottom:{v / top * 100:.2f}%">{escape(tick_text(v, comma))}</span>'
-        for v in numbers
-    )
-    return top, ticks
-
-
-def _grid(layout: dict, top: float, plot_h: float) -> str:
-    """The y axis's grid lines, at the same round numbers as its ticks."""
-    count = max(2, min(6, int(plot_h // 40)))
-    numbers = [v for v in nice_ticks(0.0, top, count) if v <= top]
-    return "".join(f'<div class="grid" style="bottom:{v / top * 100:.2f}%"></div>' for v in numbers)
+    return top, [*numbers, top] if top not in numbers else numbers
 
 
 def _groups(data: list[dict], values: np.ndarray, top: float, group: float) -> str:
