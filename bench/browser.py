@@ -112,35 +112,31 @@ SPLIT_JS = """
 }
 """
 
-# true when every chart holds its expected checksum: the sum of its finite z (or bar y) values
-CHARTS_HOLD_JS = """
-(expected) => {
-  const gds = [...document.querySelectorAll('.js-plotly-plot')];
-  const maps = [...document.querySelectorAll('figure[data-z]')];  // figures of markup
-  if (gds.length + maps.length !== expected.length) return false;
-  for (let k = 0; k < maps.length; k++) {
-    const bytes = Uint8Array.from(atob(maps[k].dataset.z), (c) => c.charCodeAt(0));
-    let sum = 0;
-    for (const v of new Float64Array(bytes.buffer)) if (Number.isFinite(v)) sum += v;
-    const want = expected[gds.length + k];
-    if (!(Math.abs(sum - want) <= 1e-6 * Math.max(1, Math.abs(want)))) return false;
-  }
-  for (let i = 0; i < gds.length; i++) {
-    const full = gds[i]._fullData;
-    if (!full || !full[0]) return false;
-    let sum = 0;
-    const add = (v) => {
-      if (v == null) return;
-      if (typeof v === 'number') { if (Number.isFinite(v)) sum += v; return; }
-      for (const w of v) add(w);
-    };
-    for (const trace of full) add(trace.type === 'bar' ? trace.y : trace.z);
-    const want = expected[i];
-    if (!(Math.abs(sum - want) <= 1e-6 * Math.max(1, Math.abs(want)))) return false;
-  }
-  return true;
+# every chart's checksum in page order as ``checksums`` reads it: each plotly chart's sum of its
+# finite z (or bar y) values, null for one plotly has not drawn yet; then each figure of markup's
+# sum of its finite ``data-z``
+CHART_SUMS_JS = """
+() => {
+  const sum = (values) => values.reduce((a, v) => a + (Number.isFinite(v) ? v : 0), 0);
+  const flat = (v) => (v == null ? [] : typeof v === 'number' ? [v] : [...v].flatMap(flat));
+  const charts = [...document.querySelectorAll('.js-plotly-plot')].map((gd) =>
+    gd._fullData && gd._fullData[0]
+      ? sum(gd._fullData.flatMap((t) => flat(t.type === 'bar' ? t.y : t.z))) : null);
+  const maps = [...document.querySelectorAll('figure[data-z]')].map((el) => sum([
+    ...new Float64Array(Uint8Array.from(atob(el.dataset.z), (c) => c.charCodeAt(0)).buffer)]));
+  return charts.concat(maps);
 }
 """
+
+# true when every chart holds its expected checksum
+CHARTS_HOLD_JS = """
+(expected) => {
+  const sums = (CHART_SUMS)();
+  if (sums.length !== expected.length) return false;
+  return sums.every((sum, i) => sum !== null
+    && Math.abs(sum - expected[i]) <= 1e-6 * Math.max(1, Math.abs(expected[i])));
+}
+""".replace("CHART_SUMS", CHART_SUMS_JS)
 
 # true when the app is idle and every chart holds the expected checksum
 SETTLED_JS = (

@@ -25,6 +25,7 @@ import time
 from bench import floor
 from bench.browser import (
     ARGS,
+    CHART_SUMS_JS,
     CHARTS_HOLD_JS,
     CHROMIUM,
     GRACE_S,
@@ -63,18 +64,6 @@ DONE_JS = """
   return true;
 }
 """.replace("CHARTS_HOLD", CHARTS_HOLD_JS)
-
-SUMS_JS = """
-() => {
-  const sum = (values) => values.reduce((a, v) => a + (Number.isFinite(v) ? v : 0), 0);
-  const flat = (v) => (v == null ? [] : typeof v === 'number' ? [v] : [...v].flatMap(flat));
-  const charts = [...document.querySelectorAll('.js-plotly-plot')].map((gd) =>
-    sum((gd._fullData || []).flatMap((t) => flat(t.type === 'bar' ? t.y : t.z))));
-  const maps = [...document.querySelectorAll('figure[data-z]')].map((el) => sum([
-    ...new Float64Array(Uint8Array.from(atob(el.dataset.z), (c) => c.charCodeAt(0)).buffer)]));
-  return charts.concat(maps);  // in CHARTS_HOLD_JS's order: the charts, then the tables
-}
-"""
 
 
 PAGES = {
@@ -158,7 +147,7 @@ def _page_run(browser, server, slug: str, rounds: int) -> dict:
                 page.wait_for_function(DONE_JS, arg=arg, polling="raf", timeout=20e3)
             except PlaywrightTimeout:  # a result to report, not a crash
                 row["timeouts"] = row.get("timeouts", 0) + 1
-                shown = page.evaluate(SUMS_JS)
+                shown = page.evaluate(CHART_SUMS_JS)
                 misses.append(f"{kind} {value}: charts {shown}, AppTest {expected}")
                 continue
             row["driver_ms"].append((time.perf_counter() - t0) * 1e3)
