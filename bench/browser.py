@@ -178,6 +178,7 @@ def expected_checksums(path: Path, query: dict[str, object], change: dict | None
 
 
 MARKUP_Z = re.compile(r'data-z="([A-Za-z0-9+/=]*)"')
+FIGURE_Z = re.compile(r'<figure class="(lab-[a-z]+)"[^>]*? data-z="([A-Za-z0-9+/=]*)"')
 
 
 def checksums(at) -> list[float]:
@@ -200,35 +201,41 @@ def checksums(at) -> list[float]:
 
 def heaviest_page() -> tuple[Path, dict[str, int]]:
     """The page whose heatmaps a new seed redraws most at chapter 9's preset (AppTest counts the
-    heatmap traces that differ between seed 0 and seed 1, so each plot of a grid counts, and a
-    page with a model of its own, which the seed does not change, counts none), between equals
-    the one with more charts (each chart is drawn anew on a change), then more traces; and each
-    page's heatmaps and charts."""
+    heatmaps that differ between seed 0 and seed 1: each plot of a grid counts, a plotly trace
+    or a heatmap table of markup alike; a page with a model of its own, which the seed does not
+    change, counts none), between equals the one with more charts (each chart is drawn anew on
+    a change), then more traces; and each page's heatmaps and charts."""
     from streamlit.testing.v1 import AppTest
-
-    def drawn(at: AppTest) -> list[dict]:
-        return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
 
     counts: dict[str, dict[str, int]] = {}
     best, most = page_files()[0], (-1, -1, -1)
     for path in page_files():
         at = AppTest.from_file(str(path), default_timeout=60)
         at.run()
-        before = {json.dumps(t, sort_keys=True) for spec in drawn(at) for t in spec["data"]}
+        before = set(_drawn(at))
         if has_control(at, "seed"):  # a page without the seed: its heatmaps count none
             at.number_input(key="seed").set_value(1).run()
-        specs = drawn(at)
-        heatmaps = sum(
-            t.get("type") == "heatmap" and json.dumps(t, sort_keys=True) not in before
-            for spec in specs
-            for t in spec["data"]
-        )
-        counts[page_slug(path) or "home"] = {"heatmaps": heatmaps, "charts": len(specs)}
-        traces = sum(len(spec["data"]) for spec in specs)
+        charts = _drawn(at)
+        heatmaps = sum(kind == "heatmap" and key not in before for key, kind, _ in charts)
+        figures = len({chart for _, _, chart in charts})
+        counts[page_slug(path) or "home"] = {"heatmaps": heatmaps, "charts": figures}
         # the most heatmaps; between equals, the most charts, then the most traces (bars too)
-        if (heatmaps, len(specs), traces) > most:
-            best, most = path, (heatmaps, len(specs), traces)
+        if (heatmaps, figures, len(charts)) > most:
+            best, most = path, (heatmaps, figures, len(charts))
     return best, counts
+
+
+def _drawn(at) -> list[tuple[str, str, int]]:
+    """Every trace of every plotly chart and every figure of markup on the page, as (what it
+    holds, its kind, its chart's number): a heatmap table is a heatmap, its key its values."""
+    out = []
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    for n, spec in enumerate(specs):
+        out += [(json.dumps(t, sort_keys=True), t.get("type", ""), n) for t in spec["data"]]
+    bodies = "".join(element.proto.body for element in at.get("html"))
+    for n, found in enumerate(FIGURE_Z.finditer(bodies), start=len(specs)):
+        out.append((found.group(2), "heatmap" if found.group(1) == "lab-heatmap" else "", n))
+    return out
 
 
 def _url(base: str, slug: str, query: dict[str, object]) -> str:

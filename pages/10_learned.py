@@ -9,15 +9,19 @@ import llm
 from llm import behaviour
 from llm.checkpoints import MODEL_FILE
 from llm.head_scores import ROLE_THRESHOLD, induction_target
+from ui.draw.bars_markup import bars_markup
+from ui.draw.heatmap_table import figures_box
+from ui.draw.lines_markup import LINES_CSS
+from ui.draw.markup import show_markup
 from ui.draw.sections import folded, folded_when_presenting
 from ui.draw.style import Look
 from ui.draw.tables import number_table
-from ui.draw.wire import show_figure
 from ui.frame.controls import in_link, keep_in_link, start_on
 from ui.frame.page import frame
 from ui.frame.url_values import Choice, IntRange, Refused, Sizes, Value, short
-from ui.lessons.learned import checkpoint, focused, model_run, overview, role_text
-from ui.lessons.learned_training import predictions, training_figures
+from ui.lessons.learned import checkpoint, model_run, role_text
+from ui.lessons.learned_maps import SMALL_CSS, focused_markup, heads_markup
+from ui.lessons.learned_training import predictions, training_markup
 from ui.text import md_escape, num, translator
 from ui.text.learned import TEXT
 
@@ -91,6 +95,8 @@ def named(best: dict[str, float]) -> dict[str, str | int]:
     }
 
 
+# the small heads' and the lines' style, once a page: the sections below rerun alone
+show_markup(SMALL_CSS + LINES_CSS)
 st.title(t("title"), anchor=False)
 # presenter mode: what the model is and how it was trained fold away, and the step slider
 # stands beside the sentence, so that the heads' chart starts on a 1280 × 720 projector's
@@ -185,7 +191,7 @@ def next_word(step: int, ids: tuple[int, ...], words: list[str], labels: list[st
     chart = predictions(
         step=step, ids=ids, position=position, lang=s.lang, phone=look.phone, scale=look.scale
     )
-    show_figure(chart, key="predictions")
+    show_markup(figures_box([bars_markup(chart, key="predictions")], label=t("predictions")))
     target = induction_target(list(ids), position)
     if target is not None:
         st.caption(
@@ -199,11 +205,8 @@ def training(step: int) -> None:
     st.subheader(t("training"), anchor=False)
     n_vocab = len(final.vocab)
     st.write(t("training_intro", n_vocab=n_vocab, ln_v=n(float(np.log(n_vocab)))))
-    keys = ["loss"] + [f"scores{layer}" for layer in range(spec.n_layers)]
     look = Look.of(s)
-    shown = training_figures(step=step, lang=s.lang, phone=look.phone, scale=look.scale)
-    for key, fig in zip(keys, shown):
-        show_figure(fig, key=key)
+    show_markup(training_markup(step=step, lang=s.lang, phone=look.phone, scale=look.scale))
     formed = behaviour.formation(history)
     if formed is None:
         st.write(t("not_formed"))
@@ -273,13 +276,12 @@ def heads(step: int, ids: tuple[int, ...]) -> None:
     layer, head = place(focus)
     look = Look.of(s)
     drawn = {"step": step, "ids": ids, "lang": s.lang, "phone": look.phone, "scale": look.scale}
-    bar, large = focused(layer=layer, head=head, **drawn)
     with head_box:
-        show_figure(bar, key="patterns-scale")
-        show_figure(large, key="patterns")
+        # held: where the column is too narrow for it, the picker stands above it
+        show_markup(focused_markup(layer=layer, head=head, **drawn), held=True)
         pattern_table(step, ids, layer, head)
     st.caption(t("overview"))
-    show_figure(overview(focus=HEADS.index(focus), **drawn), key="patterns-all")
+    show_markup(heads_markup(focus=HEADS.index(focus), **drawn))
 
 
 @st.fragment

@@ -6,15 +6,15 @@ import streamlit as st
 import llm
 from llm.nn import add, layer_norm, residual_layer_norm, row_stats
 from ui.draw.labels import feature_labels
+from ui.draw.markup import show_markup
 from ui.draw.sections import folded, folded_when_presenting, show_code
 from ui.draw.style import Look
 from ui.draw.tables import matrix_table, number_table
-from ui.draw.wire import show_figures, show_pieces
 from ui.frame.controls import in_link, start_on, value_in_words
 from ui.frame.page import frame
 from ui.frame.url_values import Choice, Refused, Sizes
 from ui.lab.compute import layer_norm_agreement
-from ui.lessons.layernorm import layernorm_figures
+from ui.lessons.layernorm import layernorm_maps
 from ui.text import num, translator
 from ui.text.layernorm import TEXT
 from ui.turn.panel import your_turn
@@ -89,15 +89,15 @@ def eps_slider() -> float:
     return eps
 
 
-def row_stats_section(figures: dict, resid: np.ndarray, ln_out: np.ndarray) -> None:
-    """Each row's mean and std before and after LayerNorm: two charts and their table."""
+def row_stats_section(stats_box: str, resid: np.ndarray, ln_out: np.ndarray) -> None:
+    """Each row's mean and std before and after LayerNorm: two charts (``stats_box``) and their
+    table."""
     mean_before, std_before = llm.row_stats(resid)
     mean_after, std_after = llm.row_stats(ln_out)
     st.subheader(t("stats"), anchor=False)
     st.write(t("stats_intro"))
     # side by side where both fit, one under the other where not (a phone, a narrow window)
-    means_chart, stds_chart = figures["row_stats"]
-    show_figures([(means_chart, "means"), (stds_chart, "stds")], key="row_stats")
+    show_markup(stats_box)
     st.caption(t("means_after"))
     stats_cols = [t("mean_before"), t("std_before"), t("mean_after"), t("std_after")]
     # six decimals, so a std of 0.99999 does not read as 1; the mean after in scientific notation,
@@ -138,11 +138,11 @@ def with_eps() -> None:
     statistics, the tables and the readable code's agreement."""
     eps = eps_slider()
     resid, ln_out = llm.residual_layer_norm(x, attn_out, eps=eps)
-    figures = layernorm_figures(s.setting, look, eps)
+    matrices, stats_box = layernorm_maps(s.setting, look, eps)
     st.subheader(t("matrices"), anchor=False)
     # two a row where the column holds them, else one: never scrolling sideways
-    show_pieces(figures["matrices"], key="matrices")
-    row_stats_section(figures, resid, ln_out)
+    show_markup(matrices)
+    row_stats_section(stats_box, resid, ln_out)
     folds(eps, resid, ln_out)
 
 

@@ -105,6 +105,10 @@ def figure(at: AppTest, key: str) -> dict:
     (body,) = [e.proto.body for e in at.main.get("html") if marker in e.proto.body]
     start = body.rindex("<figure", 0, body.index(marker))
     markup = body[start : body.index("</figure>", start) + len("</figure>")]
+    if 'class="lab-small"' in markup:
+        return small_shown(markup)
+    if 'class="lab-lines"' in markup:
+        return lines_shown(markup)
     return bars_shown(markup) if 'class="lab-bars"' in markup else heatmap_shown(markup)
 
 
@@ -128,11 +132,16 @@ def bars_shown(markup: str) -> dict:
     names = [html.unescape(n) for n in re.findall(r"<i [^>]*></i>([^<]*)</span>", markup)]
     names = names or [""]
     caption = re.search(r"<figcaption[^>]*>(.*?)</figcaption>", markup, re.S)
+    # each series' colour: its first bar's (a category's bars stand in the series' order)
+    colours = re.findall(r'class="bar[^"]*" style="[^"]*background:([^";]+)', markup)
     data = [
         {"type": "bar", "name": name, "x": x, "y": [None if v != v else v for v in row.tolist()]}
-        for name, row in zip(names, values, strict=True)
+        | {"marker": {"color": colours[n]}}
+        for n, (name, row) in enumerate(zip(names, values, strict=True))
     ]
+    lines = [float(y) for y in re.findall(r'class="line" data-y="([^"]+)"', markup)]
     layout = {"title": {"text": caption.group(1) if caption else ""}}
+    layout["shapes"] = [{"type": "line", "y0": y, "y1": y, "yref": "y"} for y in lines]
     return {"data": data, "layout": layout, "alt": re.search(r'aria-label="([^"]*)"', markup)[1]}
 
 
@@ -166,7 +175,51 @@ def heatmap_shown(markup: str) -> dict:
         "zmax": hi,
     }
     title = caption.group(1) if caption else ""
-    layout = {"title": {"text": title}, "shapes": shapes}
+    # the title as a figure's (a heatmap's) and as a grid's plot's (an annotation) has it; the
+    # colour range as a trace's and as a grid's shared colour axis's; the cells' side (px), a
+    # lying colour bar's title
+    layout = {"title": {"text": title}, "annotations": [{"text": title}], "shapes": shapes}
+    layout["coloraxis"] = {"cmin": lo, "cmax": hi}
+    sizes = re.search(r"--cell:([\d.]+)px;--number:(\d+)px", markup)
+    layout["cell_px"] = float(sizes[1]) + 1  # a cell and its 1 px gap
+    trace["textfont"] = {"size": int(sizes[2])}
+    if lying := re.search(r'class="hm-lying".*?class="bar-title">(.*?)</div>', markup, re.S):
+        layout["lying_bar"] = {"title": lying[1]}
+    return {"data": [trace], "layout": layout, "alt": re.search(r'aria-label="([^"]*)"', markup)[1]}
+
+
+def lines_shown(markup: str) -> dict:
+    """A line chart of ``ui.draw.lines_markup`` read back as a plotly spec holds it: a trace a
+    series with its name and values, the plots' titles (``annotations``), the legend's dotted
+    and dashed entries and the marks (``shapes``: a named line each, then each mark at its x,
+    once a plot) and its name (``alt``)."""
+    z, n_series, n_points = re.search(r'data-z="([^"]*)" data-shape="(\d+),(\d+)"', markup).groups()
+    values = array_of({"bdata": z, "dtype": "f8", "shape": f"{n_series}, {n_points}"})
+    x = array_of({"bdata": re.search(r'data-x="([^"]*)"', markup)[1], "dtype": "f8"}).tolist()
+    names = json.loads(html.unescape(re.search(r'data-names="([^"]*)"', markup)[1]))
+    data = [
+        {"type": "scatter", "name": name, "x": x, "y": [None if v != v else v for v in row]}
+        for name, row in zip(names, values, strict=True)
+    ]
+    titles = re.findall(r'<div class="ln-title"[^>]*>(.*?)</div>', markup)
+    entries = re.findall(r'<i style="border-top:1px (?:dotted|dashed)[^"]*"></i>([^<]*)<', markup)
+    shapes = [{"type": "line", "name": html.unescape(name)} for name in entries]
+    marks = re.findall(r'class="mark" data-x="([^"]+)"', markup)
+    shapes += [{"type": "line", "x0": float(at)} for at in marks]
+    layout = {"annotations": [{"text": t} for t in titles], "shapes": shapes}
+    return {"data": data, "layout": layout, "alt": re.search(r'aria-label="([^"]*)"', markup)[1]}
+
+
+def small_shown(markup: str) -> dict:
+    """A small head of /learned (``ui.lessons.learned_maps``) read back: its values (``z``,
+    NaN where masked), its title (lines joined by ``<br>``, the first in ``<b>``), its cells'
+    side (px) and whether it is outlined (the head drawn large)."""
+    z, rows, cols = re.search(r'data-z="([^"]*)" data-shape="(\d+),(\d+)"', markup).groups()
+    title = re.search(r"<figcaption[^>]*>(.*?)</figcaption>", markup, re.S)[1]
+    cell = float(re.search(r"grid-template-columns:repeat\(\d+,([\d.]+)px\)", markup)[1])
+    trace = {"type": "heatmap", "z": {"bdata": z, "dtype": "f8", "shape": f"{rows}, {cols}"}}
+    layout = {"annotations": [{"text": title}], "cell_px": cell}
+    layout["outlined"] = 'data-focus="true"' in markup
     return {"data": [trace], "layout": layout, "alt": re.search(r'aria-label="([^"]*)"', markup)[1]}
 
 
@@ -178,14 +231,20 @@ def head_view_of(at: AppTest) -> str:
 
 def figure_pieces(at: AppTest, key: str) -> list[dict]:
     """The plotly specs of a grid shown in pieces that wrap (``ui.draw.grids.grid_figures``: keys
-    ``key``, ``key-1``, ``key-2``, ...), in order; one spec for a grid in one figure."""
+    ``key``, ``key-1``, ``key-2``, ...), in order; one spec for a grid in one figure; or the
+    heatmap tables of a grid drawn as markup, one a plot, read back by ``figure``."""
     ids = {c.proto.id: c for c in at.get("plotly_chart")}
     pieces = []
     while found := [
         c for i, c in ids.items() if i.endswith(f"-{key}-{len(pieces)}" if pieces else f"-{key}")
     ]:
         pieces.append(json.loads(found[0].proto.spec))
-    return pieces
+    if pieces:
+        return pieces
+    # a grid as heatmap tables (``ui.draw.grid_tables``): a figure a plot, keys key, key-1, ...
+    bodies = "".join(e.proto.body for e in at.main.get("html"))
+    count = len(re.findall(rf'data-key="{re.escape(key)}(?:-\d+)?"', bodies))
+    return [figure(at, f"{key}-{k}" if k else key) for k in range(count)]
 
 
 def array_of(value: object) -> np.ndarray:

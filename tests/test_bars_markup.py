@@ -1,12 +1,14 @@
 """A bar chart of markup (``ui.draw.bars_markup``) shows what its figure holds: every bar as tall
-as its value on a y axis of round numbers from 0, its number readable in or above it, the
-categories' labels and the series' names as typed."""
+as its value on a y axis of round numbers from 0 (down from 0 for a negative value), its number
+readable in or past its end, its reference lines, the categories' labels and the series' names
+as typed."""
 
 from __future__ import annotations
 
 import re
 
 import numpy as np
+import pytest
 
 from tests.apptest_pages import bars_shown
 from ui.draw.bars_markup import bars_markup
@@ -17,7 +19,9 @@ from ui.draw.style import Look
 ENTROPY = [0.0, 0.5849, 1.0986, None]
 CEILING = [0.0, 0.6931, 1.0986, 1.3863]
 TOKENS = ["the", "cat", "<i>sat</i>", "on"]
-BAR = re.compile(r'<div class="bar" style="width:[\d.]+px;height:([\d.]+)%;background:([^"]+)"')
+BAR = re.compile(
+    r'<div class="bar" style="width:[\d.]+px;height:([\d.]+)%;bottom:0\.00%;background:([^"]+)"'
+)
 
 
 def _chart(lang: str = "en", **look: object) -> dict:
@@ -82,3 +86,38 @@ def test_many_categories_slant_their_labels_and_drop_their_numbers() -> None:
     assert 'class="bars-x slant"' in markup and "--angle:-60deg" in markup
     assert 'class="in"' not in markup and 'class="out"' not in markup  # plotly's rule: > 16
     assert bars_shown(markup)["data"][0]["x"] == words
+
+
+def test_a_negative_bar_hangs_from_zero_and_a_reference_line_stands_at_its_value() -> None:
+    # /layernorm's charts: a row's mean may be negative; the stds' chart has the line std = 1
+    means = bars_markup(bar_chart({"mean": [-0.6, 0.2]}, ["a", "b"], title="m"), key="m")
+    bars = re.findall(
+        r'<div class="bar( neg)?" style="width:[\d.]+px;height:([\d.]+)%;bottom:([\d.]+)%', means
+    )
+    ticks = [
+        float(t.replace("\u2212", "-"))
+        for t in re.findall(r'<span style="bottom:[\d.]+%">([^<]+)</span>', means)
+    ]
+    lo, hi = ticks[0], ticks[-1]
+    assert lo <= -0.6 and hi >= 0.2 and 0.0 in ticks  # a round axis through 0
+    zero = 100 * (0 - lo) / (hi - lo)
+    (neg, h0, b0), (pos, h1, b1) = bars
+    assert neg == " neg" and pos == ""
+    assert float(b0) == pytest.approx(zero - 100 * 0.6 / (hi - lo), abs=0.006)
+    assert float(h0) == pytest.approx(100 * 0.6 / (hi - lo), abs=0.006)
+    assert float(b1) == pytest.approx(zero, abs=0.006)
+    assert float(h1) == pytest.approx(100 * 0.2 / (hi - lo), abs=0.006)
+
+    fig = bar_chart({"std": [1.0, 0.5]}, ["a", "b"], title="s", lines=[(1.0, "std = 1")])
+    stds = bars_markup(fig, key="s")
+    lo, hi = fig["layout"]["yaxis"]["range"]  # the figure's own range: numbers clear the line
+    (at, label) = re.findall(
+        r'class="line" data-y="1.0" style="bottom:([\d.]+)%"><span>([^<]+)<', stds
+    )[0]
+    assert float(at) == pytest.approx(100 * (1.0 - lo) / (hi - lo), abs=0.006)
+    assert label == "std = 1"
+    anchor = fig["data"][0]["insidetextanchor"]  # 1.00 at its bar's end would sit on the line
+    assert anchor == "middle" and '<span class="in mid"' in stds
+    assert bars_shown(stds)["layout"]["shapes"] == [
+        {"type": "line", "y0": 1.0, "y1": 1.0, "yref": "y"}
+    ]

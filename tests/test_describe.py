@@ -215,7 +215,9 @@ def test_every_text_exists_in_both_languages() -> None:
 
 # --- every chart of every page, as a link opens it ------------------------------------------------
 
-FIGURE_NAME = r'<figure class="lab-(?:heatmap|bars)" aria-label="([^"]*)"'
+FIGURE_NAME = (
+    r'<figure class="lab-(?:heatmap|bars|small|lines)"(?: role="img")? aria-label="([^"]*)"'
+)
 PAGE_FILES = ["app.py", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("*.py"))]
 
 
@@ -240,6 +242,10 @@ def test_every_chart_of_every_page_has_a_text_alternative(page: str, lang: str) 
         (alt,) = [a for a in alts if a.startswith(pattern)]
         assert all(token in alt for token in ("the", "cat", "sat", "on", "mat"))
         assert ("1,00" if lang == "fr" else "1.00") in alt
+    if page == "pages/10_learned.py":  # the large head, every head small, next words, training
+        assert len(named) == 13 and not charts
+        small = {"en": "head 1 · previous token · score 1.00", "fr": "tête 1 · token précédent"}
+        assert named[2].startswith(small[lang])
     if page == "pages/5_heads.py":
         view = head_view_of(at)
         assert 'role="img"' in view
@@ -264,22 +270,27 @@ def test_a_kept_figures_alt_is_written_once_for_its_traces(monkeypatch) -> None:
 
 @pytest.mark.parametrize("lang", ["en", "fr"])
 def test_a_training_steps_charts_say_what_a_fresh_description_says(lang: str) -> None:
-    """/learned's training charts at a step carry their unmarked charts' words
-    (``wire.same_words``): the step's dashed line has no name, so a description written anew
-    from the marked figure is the same, word for word. Its layout is the unmarked one's with
-    the shapes replaced, whose wire form it shares."""
+    """/learned's training charts at a step are named by their unmarked charts' words: the
+    step's dashed line has no name, so a description written anew from the marked figure is
+    the same, word for word; and the markup with the mark added is the marked figure's."""
     import llm
-    from ui.draw import wire
-    from ui.lessons.learned_training import _training_lines, training_figures
+    from ui.draw.lines import marked
+    from ui.draw.lines_markup import lines_markup, with_mark
+    from ui.draw.style import Look
+    from ui.lessons.learned_training import _training_lines, training_markup
 
     steps = llm.load_model().steps
     for step in (steps[0], steps[len(steps) // 2]):
-        marked = training_figures(step=step, lang=lang, phone=False)
         plain_ones = _training_lines(lang=lang, phone=False)
-        for fig, base in zip(marked, plain_ones, strict=True):
-            assert wire.alt_text(fig) == describe(fig, lang) == describe(base, lang)
+        shown = training_markup(step=step, lang=lang, phone=False)
+        named = re.findall(r'<figure class="lab-lines" aria-label="([^"]*)"', shown)
+        assert [html.unescape(a) for a in named] == [describe(base, lang) for base in plain_ones]
+        for base in plain_ones:
+            fig = marked(base, float(step), look=Look(lang))
+            assert describe(fig, lang) == describe(base, lang)
             assert len(fig["layout"]["shapes"]) > len(base["layout"]["shapes"])
-            assert fig["layout"].wired["xaxis"] is base["layout"].wired["xaxis"]
-    unmarked = {"data": marked[0]["data"], "layout": wire._KeptLayout(dict(marked[0]["layout"]))}
-    with pytest.raises(ValueError):
-        wire.same_words(unmarked, {"data": list(marked[0]["data"]), "layout": {}})
+            drawn = lines_markup(fig, key="k", width=500)
+            added = with_mark(lines_markup(base, key="k", width=500), base, float(step))
+            assert sorted(re.findall(r"<div[^>]*>", drawn)) == sorted(
+                re.findall(r"<div[^>]*>", added)
+            )

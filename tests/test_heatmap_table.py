@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from tests.apptest_pages import array_of, heatmap_shown
+from ui.draw.axis_text import nice_ticks, tick_text
 from ui.draw.contrast import cell_colours, colour_range, luminance, shown_number
-from ui.draw.heatmap_table import figures_box, heatmap_table, nice_ticks, tick_text
+from ui.draw.heatmap_table import figures_box, heatmap_table
 from ui.draw.heatmaps import heatmap
 from ui.draw.style import Look
 from ui.draw.wire import alt_text

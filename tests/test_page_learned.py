@@ -3,6 +3,8 @@ model, and bad links, bad sentences and a missing or broken model file get a cle
 
 from __future__ import annotations
 
+import html
+import re
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -16,6 +18,7 @@ from llm import behaviour
 from tests.apptest_pages import (
     array_of,
     figure,
+    figure_pieces,
     link_opener,
     open_link,
     page_list,
@@ -37,8 +40,7 @@ opened = link_opener(PAGE)
 
 def patterns_shown(at: AppTest) -> list[np.ndarray]:
     """Every head's pattern as the small heads draw it, layer 0's head 0 first."""
-    spec = figure(at, "patterns-all")
-    return [z_of(spec, k) for k in range(len(spec["data"]))]
+    return [z_of(head) for head in figure_pieces(at, "patterns-all")]
 
 
 def large_shown(at: AppTest) -> np.ndarray:
@@ -55,8 +57,28 @@ def titles_shown(at: AppTest) -> list[str]:
 def small_titles(at: AppTest) -> list[str]:
     """The small heads' titles (their three lines joined by " / ", the bold tags left out),
     after the layers' names."""
-    notes = figure(at, "patterns-all")["layout"]["annotations"]
-    return [n["text"].replace("<b>", "").replace("</b>", "").replace("<br>", " / ") for n in notes]
+    body = "".join(e.proto.body for e in at.main.get("html") if "lab-small-heads" in e.proto.body)
+    names = [html.unescape(n) for n in re.findall(r'class="sm-name"[^>]*>([^<]*)<', body)]
+    notes = [head["layout"]["annotations"][0] for head in figure_pieces(at, "patterns-all")]
+    return names + [
+        html.unescape(n["text"].replace("<b>", "").replace("</b>", "").replace("<br>", " / "))
+        for n in notes
+    ]
+
+
+def plans(
+    *, lang: str = "en", present: bool = False, focus: tuple[int, int] = (1, 1), text: str = ""
+) -> tuple[dict, dict]:
+    """What the page plans for the heads at the last step on ``text`` (the default sentence)
+    and draws as markup (``ui.lessons.learned_maps``): the large head's figure (``focused``),
+    the small heads' (``small_heads``)."""
+    from ui.lessons.learned import focused, small_heads
+
+    model = llm.load_model()
+    drawn = {"step": model.steps[-1], "ids": tuple(model.encode(text or DEFAULT)), "lang": lang}
+    drawn |= {"phone": False, "scale": 1.25 if present else 1.0}
+    large = focused(layer=focus[0], head=focus[1], **drawn)
+    return large, small_heads(**drawn)
 
 
 def expected_patterns(step: int | None, text: str = DEFAULT) -> list[np.ndarray]:
@@ -124,7 +146,7 @@ def test_the_top_five_predictions_are_llm_top_predictions() -> None:
     ids = model.encode(DEFAULT)
     top = llm.top_predictions(model, llm.run_model(model, ids), len(ids) - 1)
     bars = figure(at, "predictions")["data"][0]
-    assert bars["x"] == [w for w, _ in top]
+    assert bars["x"] == [f"“{w}”" for w, _ in top]  # quoted under their bars
     np.testing.assert_allclose(array_of(bars["y"]), [p for _, p in top], rtol=1e-12)
     assert at.slider(key="position").value == len(ids) - 1
     captions = "\n".join(c.value for c in at.main.caption)  # markdown: "." escaped as "\."
@@ -262,7 +284,7 @@ def test_the_position_read_is_in_the_link() -> None:
     ids = model.encode(DEFAULT)
     assert at.slider(key="position").value == 4
     top = llm.top_predictions(model, llm.run_model(model, ids), 4)
-    assert figure(at, "predictions")["data"][0]["x"] == [w for w, _ in top]
+    assert figure(at, "predictions")["data"][0]["x"] == [f"“{w}”" for w, _ in top]
     assert "After “the·2” (position 4)" in shown_text(at)
 
 
@@ -274,10 +296,8 @@ def test_the_head_drawn_large_is_in_the_link() -> None:
     large = figure(at, "patterns")["layout"]["annotations"][0]["text"]
     assert large.startswith("<b>layer 0 · head 1</b><br>")
     # the small heads outline the one drawn large, and only it
-    small = figure(at, "patterns-all")["layout"]
-    (outline,) = [shape for shape in small["shapes"] if shape.get("name") == "focus"]
-    x0, x1 = small["xaxis2"]["domain"]
-    assert outline["x0"] < x0 < x1 < outline["x1"]
+    outlined = [head["layout"]["outlined"] for head in figure_pieces(at, "patterns-all")]
+    assert outlined == [k == 1 for k in range(8)]
     assert not at.warning
 
 
@@ -335,8 +355,11 @@ def test_a_position_past_the_sentence_or_not_a_place_is_repaired(
 
 
 def _cells(spec: dict, n: int = 13) -> tuple[float, int]:
-    """A head's cell side (px) and its numbers' size (px; 0: none), from its figure."""
+    """A head's cell side (px) and its numbers' size (px; 0: none), from its figure, or from
+    its heatmap table as the page shows it."""
     layout = spec["layout"]
+    if "cell_px" in layout:
+        return layout["cell_px"], spec["data"][0]["textfont"]["size"]
     inner = layout["width"] - layout["margin"]["l"] - layout["margin"]["r"]
     left, right = layout["xaxis"]["domain"]
     return (right - left) * inner / n, spec["data"][0].get("textfont", {}).get("size", 0)
@@ -353,23 +376,17 @@ def test_the_large_head_keeps_the_class_sizes_in_the_zoomed_column(lang: str) ->
     # 13 tokens, more than the chapters' 8: 32 px cells and 13 px numbers, the figure at most
     # 521 px wide; beside the picker in 1280 × 720's 820 px column
     at = opened(lang=lang)
-    large = figure(at, "patterns")
-    cell, number = _cells(large)
-    assert cell == 32.0 and number == 13 >= CLASS_NUMBER_PX
+    shown = figure(at, "patterns")
+    assert _cells(shown) == (32.0, 13) and CLASS_NUMBER_PX <= 13
+    # the colour scale lies over the cells, titled
+    assert shown["layout"]["lying_bar"]["title"] == TEXT[lang]["scale"]
+    assert shown["layout"]["coloraxis"] == {"cmin": 0.0, "cmax": 1.0}
+    large, small = plans(lang=lang)
+    assert _cells(large) == (32.0, 13)  # what the table draws is the plan
     assert large["layout"]["width"] <= ZOOMED
     assert not large["layout"]["coloraxis"].get("showscale", True)  # the bar stands above
-    bar = figure(at, "patterns-scale")
-    assert bar["layout"]["width"] == large["layout"]["width"]
-    assert bar["layout"]["coloraxis"]["cmin"] == 0.0 and bar["layout"]["coloraxis"]["cmax"] == 1
-    # the bar lies over the large head's cells: as far from the left, as wide
-    head = large["layout"]
-    inner = head["width"] - head["margin"]["l"] - head["margin"]["r"]
-    cells_left = head["margin"]["l"] + head["xaxis"]["domain"][0] * inner
-    assert bar["layout"]["margin"]["l"] == pytest.approx(cells_left)
-    assert bar["layout"]["margin"]["r"] == pytest.approx(head["width"] - cells_left - 13 * 32)
-    # the small heads: one figure, a row a layer, inside the zoomed column, without numbers,
-    # on the same colour scale
-    small = figure(at, "patterns-all")
+    # the small heads: a row a layer, inside the zoomed column, without numbers, on the same
+    # colour scale; as the page draws them, their cells as planned
     assert small["layout"]["width"] <= ZOOMED
     assert all("text" not in trace for trace in small["data"])
     assert small["layout"]["coloraxis"]["cmin"] == 0.0 and small["layout"]["coloraxis"]["cmax"] == 1
@@ -379,34 +396,39 @@ def test_the_large_head_keeps_the_class_sizes_in_the_zoomed_column(lang: str) ->
     assert len(rows) == 2  # layer 0's row, layer 1's row
     fonts = [note["font"]["size"] for note in small["layout"]["annotations"]]
     assert min(fonts) >= 13
+    side = (small["layout"]["xaxis"]["domain"][1] - small["layout"]["xaxis"]["domain"][0]) * small[
+        "layout"
+    ]["width"]
+    heads = figure_pieces(at, "patterns-all")
+    assert len(heads) == 8
+    assert {head["layout"]["cell_px"] + 1 for head in heads} == {round(side) / 13}
 
 
 def test_every_head_drawn_large_has_the_same_cells() -> None:
     # another head keeps the figure's size: the page does not jump when the picker moves
-    sizes = {
-        (
-            _cells(figure(opened(focus=focus), "patterns")),
-            figure(opened(focus=focus), "patterns")["layout"]["width"],
-        )
-        for focus in ("L0H0", "L0H1", "L1H3")
-    }
-    assert sizes == {((32.0, 13), figure(opened(), "patterns")["layout"]["width"])}
+    sizes = {_cells(figure(opened(focus=focus), "patterns")) for focus in ("L0H0", "L0H1", "L1H3")}
+    assert sizes == {(32.0, 13)}
+    widths = {plans(focus=place)[0]["layout"]["width"] for place in ((0, 0), (0, 1), (1, 3))}
+    assert widths == {plans()[0]["layout"]["width"]}
 
 
 def test_presenter_mode_keeps_projector_cells_and_large_titles() -> None:
     at = opened(present="true")
-    large = figure(at, "patterns")
-    layout = large["layout"]
-    cell, number = _cells(large)
+    cell, number = _cells(figure(at, "patterns"))
     assert cell >= 48 and number == 16
+    large, small = plans(present=True)
+    layout = large["layout"]
+    assert _cells(large) == (cell, number)
     assert layout["width"] <= 800  # a projector's column with the sidebar open
     title = layout["annotations"][0]
     assert title["font"]["size"] >= 16 and title["text"].startswith("<b>")
     # room over the title: the figure's top margin holds its two lines and more
     assert layout["margin"]["t"] >= 2 * title["font"]["size"] + 16
-    small = figure(at, "patterns-all")["layout"]
-    assert min(note["font"]["size"] for note in small["annotations"]) >= 17
-    assert small["width"] <= 800
+    assert min(note["font"]["size"] for note in small["layout"]["annotations"]) >= 17
+    assert small["layout"]["width"] <= 800
+    body = "".join(e.proto.body for e in at.main.get("html") if "lab-small-heads" in e.proto.body)
+    sizes = [int(px) for px in re.findall(r'class="lab-small"[^>]*font-size:(\d+)px', body)]
+    assert len(sizes) == 8 and min(sizes) >= 17  # the titles as planned
 
 
 def test_a_phone_draws_the_heads_inside_its_column() -> None:
@@ -415,9 +437,9 @@ def test_a_phone_draws_the_heads_inside_its_column() -> None:
     ids = tuple(llm.load_model().encode(DEFAULT))
     steps = llm.load_model().steps
     drawn = {"step": steps[-1], "ids": ids, "lang": "fr", "phone": True, "scale": 1.0}
-    bar, large = focused(layer=1, head=1, **drawn)
-    assert _cells(large) == (18.0, 0)  # too small for numbers: the value is on a tap
-    assert large["layout"]["width"] <= PHONE and bar["layout"]["width"] == large["layout"]["width"]
+    large = focused(layer=1, head=1, **drawn)
+    assert _cells(large) == (18.0, 0)  # too small for numbers: the folded table holds them
+    assert large["layout"]["width"] <= PHONE
     small = small_heads(**drawn)["layout"]
     assert small["width"] <= PHONE
     columns = {small[f"xaxis{k + 1 if k else ''}"]["domain"][0] for k in range(8)}
@@ -444,17 +466,20 @@ def test_the_small_heads_hover_their_values_and_not_their_masked_cells() -> None
 
 
 def test_a_short_sentence_keeps_the_cells_and_numbers_of_the_lessons() -> None:
-    large = figure(opened(sentence="sky pen cat hat sky pen cat"), "patterns")
-    cell, number = _cells(large, 7)
-    assert cell == 40 and number == 13 and large["layout"]["width"] <= ZOOMED
+    sentence = "sky pen cat hat sky pen cat"
+    cell, number = _cells(figure(opened(sentence=sentence), "patterns"), 7)
+    assert cell == 40 and number == 13
+    large = plans(text=sentence)[0]
+    assert _cells(large, 7) == (cell, number) and large["layout"]["width"] <= ZOOMED
 
 
 def test_a_long_sentence_shrinks_the_large_head_to_its_smallest_cells() -> None:
     words = " ".join(llm.load_model().vocab[:16] * 2)  # the 32 words the model reads at most
-    large = figure(opened(sentence=words), "patterns")
-    cell, number = _cells(large, 32)
+    cell, number = _cells(figure(opened(sentence=words), "patterns"), 32)
     # the smallest cells that hold a label, without numbers: inside 1024 × 768's column
-    assert (cell, number) == (14.0, 0) and large["layout"]["width"] <= BESIDE_SIDEBAR
+    large = plans(text=words)[0]
+    assert (cell, number) == _cells(large, 32) == (14.0, 0)
+    assert large["layout"]["width"] <= BESIDE_SIDEBAR
 
 
 @pytest.mark.parametrize("step", [1500, 450, 0])
@@ -470,16 +495,23 @@ def test_the_dotted_lines_labels_never_touch_the_chosen_step(step: int) -> None:
 
 
 def test_the_predictions_chart_is_wide_its_words_quoted_and_its_axis_over_the_bars() -> None:
+    from ui.lessons.learned_training import predictions
+
     at = opened()
-    spec = figure(at, "predictions")
+    model = llm.load_model()
+    ids = tuple(model.encode(DEFAULT))
+    drawn = {"step": model.steps[-1], "ids": ids, "position": len(ids) - 1, "lang": "en"}
+    spec = predictions(**drawn)
     layout, bars = spec["layout"], spec["data"][0]
+    shown = figure(at, "predictions")["data"][0]  # the page's bars: the plan's
+    assert shown["x"] == layout["xaxis"]["ticktext"] and shown["y"] == bars["y"]
     assert 400 <= layout["width"] <= ZOOMED
     assert layout["xaxis"]["ticktext"] == [f"“{w}”" for w in bars["x"]]
     assert layout["xaxis"]["tickfont"]["size"] >= 14
     low, high = layout["yaxis"]["range"]
     assert low == 0 and high >= max(bars["y"])
     assert round(high / layout["yaxis"]["dtick"], 9).is_integer()  # a gridline at the top
-    fr = figure(opened(lang="fr"), "predictions")["layout"]["xaxis"]["ticktext"]
+    fr = figure(opened(lang="fr"), "predictions")["data"][0]["x"]
     assert fr[0].startswith("«\u00a0")
 
 

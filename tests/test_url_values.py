@@ -7,7 +7,7 @@ import math
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.apptest_pages import open_link
+from tests.apptest_pages import figure_pieces, open_link
 from ui.frame.url_values import Choice, Flag, FloatRange, IntRange, Refused, Sizes
 from ui.text import md_escape
 
@@ -173,14 +173,11 @@ def test_eps_reads_any_spelling_of_an_offered_number(raw: str, value: float) -> 
 
 
 def figure_titles(at: AppTest) -> list[list[str]]:
-    """The titles in the page's plotly figures (a grid's panels are annotations)."""
-    import json
-
-    out = []
-    for chart in at.get("plotly_chart"):
-        spec = json.loads(chart.proto.spec)
-        out.append([a.get("text", "") for a in spec["layout"].get("annotations", [])])
-    return out
+    """The titles of /layernorm's four matrices (a grid's plots are titled by annotations)."""
+    return [
+        [a["text"] for a in piece["layout"]["annotations"]]
+        for piece in figure_pieces(at, "matrices")
+    ]
 
 
 def test_a_refusal_writes_its_numbers_in_the_page_language() -> None:

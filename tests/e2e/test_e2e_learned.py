@@ -14,7 +14,7 @@ import llm
 from tests.e2e.harness import (
     Server,
     Session,
-    chart_traces,
+    decode,
     exceptions,
     new_session,
     press_slider,
@@ -45,8 +45,13 @@ def expected(step: int) -> list[np.ndarray]:
 
 
 def shown(page: Page) -> list[np.ndarray]:
-    """Every head's pattern as the small heads draw it: one figure, a trace a head."""
-    return [z for _, z in chart_traces(page, "patterns-all", "z")]
+    """Every head's pattern as the small heads draw it: a figure a head, its values its
+    ``data-z``."""
+    raw = page.evaluate(
+        """() => [...document.querySelectorAll('.lab-small[data-z]')]
+            .map(el => ({bdata: el.dataset.z, dtype: 'f8', shape: el.dataset.shape}))"""
+    )
+    return [decode(z) for z in raw]
 
 
 def wait_patterns(page: Page, step: int, timeout: float = 30.0) -> None:
@@ -79,23 +84,21 @@ def test_the_step_slider_redraws_every_head(session: Session) -> None:
     assert session.console.errors == []
 
 
-# The head drawn large as the browser draws it (CSS px): a cell's side, from its heatmap's image
-# over its rows and columns, and every number drawn in it with its size and its cell, from the
-# place of its text on the image.
+# The head drawn large as the browser draws it (CSS px): a cell's side (from one cell's left to
+# the next's: a cell and its gap), and every number drawn in it with its size, its row and its
+# column in its table.
 LARGE = """() => {
-  const el = document.querySelector('.st-key-patterns .js-plotly-plot');
-  const image = el && el.querySelector('g.hm image');
-  const cd = el && (el.calcdata || []).find(c => c[0] && c[0].trace.type === 'heatmap');
-  if (!image || !cd) return null;
-  const r = image.getBoundingClientRect(), z = cd[0].z;
-  const w = r.width / z[0].length, h = r.height / z.length;
-  const numbers = [...el.querySelectorAll('g.heatmap-label text, text.heatmap-label')]
-    .filter(t => t.textContent.trim() !== '')
-    .map(t => { const b = t.getBoundingClientRect();
-      return {text: t.textContent.trim(), size: parseFloat(getComputedStyle(t).fontSize),
-              row: Math.floor(((b.top + b.bottom) / 2 - r.top) / h),
-              col: Math.floor(((b.left + b.right) / 2 - r.left) / w)}; });
-  return {w, h, rows: z.length, cols: z[0].length, numbers};
+  const fig = document.querySelector('figure.lab-heatmap[data-key="patterns"]');
+  if (!fig) return null;
+  const rows = [...fig.querySelectorAll('tbody tr')].map(tr => [...tr.querySelectorAll('td')]);
+  const box = (td) => td.getBoundingClientRect(), at = box(rows[0][0]);
+  const w = rows[0].length > 1 ? box(rows[0][1]).left - at.left : at.width;
+  const h = rows.length > 1 ? box(rows[1][0]).top - at.top : at.height;
+  const size = (td) => parseFloat(getComputedStyle(td).fontSize);
+  const numbers = rows.flatMap((row, i) => row.map((td, j) => ({
+      text: td.textContent.trim(), size: size(td), row: i, col: j})))
+    .filter(n => n.text !== '');
+  return {w, h, rows: rows.length, cols: rows[0].length, numbers};
 }"""
 
 
@@ -143,7 +146,7 @@ def test_the_large_head_keeps_the_class_sizes_and_its_picker_redraws_it(session:
     after = large_head(page)
     assert min(after["w"], after["h"]) >= CLASS_CELL_PX  # another head keeps the cells
     assert min(n["size"] for n in after["numbers"]) >= CLASS_NUMBER_PX
-    title = page.locator(".st-key-patterns .annotation-text").first.text_content() or ""
+    title = page.locator('figure[data-key="patterns"] figcaption').first.text_content() or ""
     assert "layer 0 · head 1" in title and "previous token" in title
     # the small heads stay as they were: the picker reruns its own section
     wait_patterns(page, 1500)
@@ -169,10 +172,10 @@ def test_screenshots(browser: Browser, server: Server, name: str, step: int) -> 
         page.locator(".st-key-focus").scroll_into_view_if_needed()
         settle(page)
         screenshot(page, f"learned-{name}-heads")
-        page.locator(".st-key-patterns-all").scroll_into_view_if_needed()
+        page.locator(".lab-small-heads").scroll_into_view_if_needed()
         settle(page)
         screenshot(page, f"learned-{name}-small-heads")
-        page.locator(".st-key-scores1").scroll_into_view_if_needed()
+        page.locator('figure[data-key="scores1"]').scroll_into_view_if_needed()
         settle(page)
         screenshot(page, f"learned-{name}-training")
         assert shot.console.errors == []
@@ -180,8 +183,9 @@ def test_screenshots(browser: Browser, server: Server, name: str, step: int) -> 
         shot.close()
 
 
-# the large head's figure, its colour bar's, the small heads', the predictions' and the picker's
-# boxes (CSS px), the column, whether a box scrolls sideways, and the heads' titles' sizes
+# the large head's figure, its colour bar's and its cells' (the first cell's top left to the last
+# one's bottom right), the small heads', the predictions' and the picker's boxes (CSS px), the
+# column, whether a box scrolls sideways, and the heads' titles' sizes
 LAYOUT = """() => {
   const r = (e) => e.getBoundingClientRect();
   const col = document.querySelector('[data-testid="stMainBlockContainer"]');
@@ -189,15 +193,21 @@ LAYOUT = """() => {
   const column = r(col).width - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
   const left = r(col).left + parseFloat(style.paddingLeft);
   const box = (e) => e && {x: r(e).left, y: r(e).top, w: r(e).width, h: r(e).height};
-  const svg = (key) => box(document.querySelector(`.st-key-${key} svg.main-svg`));
-  const boxes = [...document.querySelectorAll('[class*="st-key-figs-"]')];
-  const fonts = (key) => [...document.querySelectorAll(`.st-key-${key} .annotation-text`)]
+  const large = document.querySelector('figure[data-key="patterns"]');
+  const tds = [...large.querySelectorAll('tbody td')];
+  const first = r(tds[0]), last = r(tds[tds.length - 1]);
+  const boxes = [...document.querySelectorAll(
+    '[class*="st-key-figs-"], .lab-maps, .lab-small-heads')];
+  const fonts = (sel) => [...document.querySelectorAll(sel)]
     .map(t => parseFloat(getComputedStyle(t).fontSize));
-  return {column, left, large: svg('patterns'), bar: svg('patterns-scale'),
-          small: svg('patterns-all'),
-          predictions: svg('predictions'), picker: box(document.querySelector('.st-key-focus')),
+  return {column, left, large: box(large), bar: box(large.querySelector('.hm-lying .scale')),
+          cells: {x: first.left, y: first.top, w: last.right - first.left,
+                  h: last.bottom - first.top},
+          small: box(document.querySelector('.lab-small-heads')),
+          predictions: box(document.querySelector('figure[data-key="predictions"]')),
+          picker: box(document.querySelector('.st-key-focus')),
           scrolls: boxes.filter(b => b.scrollWidth > b.clientWidth + 1).length,
-          titles: [...fonts('patterns'), ...fonts('patterns-all')]};
+          titles: fonts('figure[data-key="patterns"] figcaption, .lab-small figcaption')};
 }"""
 
 
@@ -232,8 +242,9 @@ def test_the_heads_fit_the_column_the_picker_beside_the_large_head_at_1280(
         else:
             assert picker["y"] + picker["h"] <= bar["y"]
         assert large["x"] + large["w"] <= measured["left"] + column + 1  # inside the column
-        assert bar["y"] < large["y"] and abs(bar["x"] - large["x"]) < 1
-        assert bar["w"] == pytest.approx(large["w"], abs=1)
+        cells = measured["cells"]  # the colour bar over them, as wide
+        assert bar["y"] + bar["h"] <= cells["y"] and abs(bar["x"] - cells["x"]) <= 1
+        assert bar["w"] == pytest.approx(cells["w"], abs=1)
         assert small["y"] >= large["y"] + large["h"]
         assert 400 <= measured["predictions"]["w"] <= 521
         assert min(measured["titles"]) >= 13

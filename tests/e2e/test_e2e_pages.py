@@ -209,30 +209,45 @@ PLOT_WIDTHS_JS = """(key) => [...document.querySelectorAll(`.st-key-${key} .js-p
         .map(k => gd._fullLayout[k]._length))"""
 
 
+# each figure of markup's box and the boxes of its text (title, ticks, labels, a line's label)
+MARKUP_TEXT_JS = """(key) => {
+  const fig = document.querySelector(`figure[data-key="${key}"]`);
+  const box = (el) => { const r = el.getBoundingClientRect();
+    return {x: r.x, y: r.y, width: r.width, height: r.height, right: r.right, bottom: r.bottom}; };
+  const texts = [...fig.querySelectorAll('figcaption, span')].filter(el => el.textContent.trim());
+  return {figure: box(fig), plot: box(fig.querySelector('.bars-plot')),
+          texts: texts.map(el => [el.textContent, box(el)])};
+}"""
+
+
 @pytest.mark.parametrize("agent", [PHONE_AGENT, None], ids=["phone", "desktop"])
 def test_row_statistics_side_by_side_on_a_computer_one_under_the_other_on_a_phone(
     browser: Browser, server: Server, agent: str | None
 ) -> None:
-    """Page 7's means and stds: two charts of one row, side by side on a computer, one under
-    the other on a phone, each at its own width."""
+    """Page 7's means and stds: two bar charts of markup in one box, side by side on a
+    computer, one under the other on a phone, each at its own width; every text of each, the
+    line std = 1's label too, inside its own figure."""
     session = new_session(
         browser, server.url, viewport=PHONE if agent else (1280, 900), user_agent=agent
     )
     try:
         session.open("/layernorm")
         page = session.page
-        boxes = [
-            page.locator(f".st-key-{key} .js-plotly-plot").bounding_box()
-            for key in ("means", "stds")
-        ]
-        for key in ("means", "stds"):
-            (widths,) = page.evaluate(PLOT_WIDTHS_JS, key)
-            assert len(widths) == 1 and widths[0] >= 200, widths
+        means, stds = (page.evaluate(MARKUP_TEXT_JS, key) for key in ("means", "stds"))
+        boxes = [means["figure"], stds["figure"]]
+        for chart in (means, stds):
+            assert chart["plot"]["width"] >= 200, chart["plot"]
+            outside = [
+                text
+                for text, b in chart["texts"]
+                if b["x"] < chart["figure"]["x"] - 1 or b["right"] > chart["figure"]["right"] + 1
+            ]
+            assert outside == []
+        assert "std = 1" in [text for text, _ in stds["texts"]]
         if agent:  # one under the other
             assert boxes[1]["y"] >= boxes[0]["y"] + boxes[0]["height"] - 1, boxes
         else:  # side by side
-            assert boxes[0]["y"] == boxes[1]["y"] and boxes[1]["x"] > boxes[0]["x"], boxes
-        assert page.evaluate(OVERLAPS_JS, ".st-key-figs-row_stats") == []
+            assert boxes[0]["y"] == boxes[1]["y"] and boxes[1]["x"] >= boxes[0]["right"], boxes
         assert session.console.errors == []
     finally:
         screenshot(session.page, f"row_stats_{'phone' if agent else 'desktop'}")
@@ -296,7 +311,8 @@ LONG_SENTENCE = (
     "the cat sat on the mat and the dog lay by the door while a bird sang in the old tree "
     "as the sun rose over the quiet little town today ."
 )
-CHART_PAGES = ["qkv", "scores", "softmax", "mix", "heads", "concat", "layernorm"]
+# the pages that draw plotly charts (/layernorm's are markup: ``ui.draw.grid_tables``)
+CHART_PAGES = ["qkv", "scores", "softmax", "mix", "heads", "concat"]
 
 
 @pytest.mark.parametrize(
@@ -407,16 +423,38 @@ THEME_COLOURS = {
 }
 
 
+# the text colours of the figures of markup: their titles, then their labels and ticks
+MARKUP_COLOURS_JS = """() => {
+  const colours = (sel) => [...new Set([...document.querySelectorAll(sel)]
+      .filter(el => el.textContent.trim()).map(el => getComputedStyle(el).color))].sort();
+  return {titles: colours('figure[data-key] figcaption'),
+          labels: colours('.lab-heatmap th, .hm-x, .hm-y, .hm-bar span, .hm-lying span, '
+                          + '.bars-ticks span, .bars-x span')};
+}"""
+
+
+def _markup_colours(theme: str) -> dict[str, list[str]]:
+    """What MARKUP_COLOURS_JS reads in ``theme``: the charts' own title and label colours."""
+    return {"titles": THEME_COLOURS[theme]["titles"], "labels": THEME_COLOURS[theme]["labels"]}
+
+
 def test_chart_text_follows_the_theme_without_a_rerun(browser: Browser, server: Server) -> None:
-    """Page 7's charts (a grid with its colour bar, bars with a legend and titles) take the
+    """Page 5's charts (a grid with its colour bar, bars with a legend and titles) take the
     text colours of Streamlit's light theme, and those of the dark one as soon as the visitor's
-    system turns dark: no rerun, no redraw."""
+    system turns dark: no rerun, no redraw. So do page 7's figures of markup (heatmap tables
+    and bars): their titles and labels in the same colours as the charts'."""
     session = new_session(browser, server.url)
     page = session.page
     try:
         page.add_init_script(COUNT_DRAWS_JS)
         page.emulate_media(color_scheme="light")
         session.open("/layernorm")
+        assert page.evaluate(MARKUP_COLOURS_JS) == _markup_colours("light")
+        page.emulate_media(color_scheme="dark")
+        page.wait_for_function(BACKGROUND_IS_JS, arg=THEME_COLOURS["dark"]["background"])
+        assert page.evaluate(MARKUP_COLOURS_JS) == _markup_colours("dark")
+        page.emulate_media(color_scheme="light")
+        session.move("/heads")
         assert page.evaluate(CHART_COLOURS_JS) == THEME_COLOURS["light"]
         draws = page.evaluate("window.__draws")
         page.emulate_media(color_scheme="dark")

@@ -17,17 +17,16 @@ from __future__ import annotations
 
 import base64
 import math
-import re
 from collections.abc import Sequence
 from html import escape
 
 import numpy as np
 
+from ui.draw.axis_text import figure_caption, nice_ticks, tick_text, title_lines
 from ui.draw.contrast import cell_colours, colour_range, ink_and_number
 from ui.draw.describe_words import Spec
 from ui.draw.labels import label_px
 from ui.draw.markup import Markup
-from ui.text import MINUS, num
 
 BAR_TICKS_PX = 40  # about one colour-bar number every 40 px, at most MAX_BAR_TICKS
 MAX_BAR_TICKS = 8
@@ -37,11 +36,18 @@ MAX_BAR_TICKS = 8
 HEATMAP_CSS = """<style>
 .lab-maps { display: flex; flex-wrap: wrap; gap: 1rem 2rem; overflow-x: auto; max-width: 100%;
   align-items: flex-start; }
+[data-testid="stColumn"]:has(.lab-held) { min-width: fit-content; }
+[data-testid="stElementContainer"]:has(.lab-held) { max-width: none; }
+@media (max-width: 640px) {  /* columns stacked: the held box scrolls in its column */
+  [data-testid="stColumn"]:has(.lab-held) { min-width: 0; }
+  [data-testid="stElementContainer"]:has(.lab-held) { max-width: 100%; } }
 .lab-maps:focus-visible { outline: 2px solid light-dark(#1f5fa8, #79b0f0); outline-offset: 2px; }
-.lab-heatmap { flex: none; margin: 0; font-family: "Source Sans", sans-serif;
+.lab-heatmap { flex: none; margin: 0; width: fit-content; font-family: "Source Sans", sans-serif;
   color: light-dark(#5f6272, #e6eaf1); line-height: 1.2; }
 .lab-heatmap figcaption { font-weight: 600; color: light-dark(#2f2d2b, #edebe8);
   white-space: nowrap; margin: 0 0 0.6em 4px; }
+.lab-heatmap figcaption.parts { font-weight: normal; }
+.lab-heatmap figcaption.parts b { font-weight: 600; }
 .hm-plot { display: flex; align-items: flex-start; }
 .hm-y { writing-mode: vertical-rl; transform: rotate(180deg); text-align: center;
   align-self: stretch; padding-left: 0.4em; white-space: nowrap; }
@@ -65,6 +71,12 @@ HEATMAP_CSS = """<style>
 .hm-bar { position: relative; margin-left: 10px; }
 .hm-bar .scale { width: 14px; }
 .hm-bar span { position: absolute; left: 18px; transform: translateY(-50%); white-space: nowrap; }
+.hm-lying { margin: 0 0 0.8em auto; }
+.hm-lying .scale { height: 12px; }
+.hm-lying .numbers { position: relative; height: 1.4em; }
+.hm-lying .numbers span { position: absolute; top: 2px; transform: translateX(-50%);
+  white-space: nowrap; }
+.hm-lying .bar-title { text-align: center; margin-bottom: 0.3em; }
 .hm-bar .bar-title { writing-mode: vertical-rl; position: absolute; top: 50%; transform:
   translateY(-50%); }
 </style>"""
@@ -73,16 +85,19 @@ HEATMAP_CSS = """<style>
 def heatmap_table(fig: Spec, *, key: str, alt: str) -> str:
     """``fig`` (a one-heatmap figure of ``ui.draw.heatmaps.heatmap``, perhaps outlined) as a
     ``<figure>`` holding its table: named ``alt``, ``data-key`` ``key``. Shapes: z [R, C]."""
-    trace, layout = fig["data"][0], fig["layout"]
+    trace, layout = _own_scale(fig["data"][0], fig["layout"]), fig["layout"]
     z = np.asarray(trace["z"], dtype=np.float64)
     margin = layout["margin"]
     cell = (layout["width"] - margin["l"] - margin["r"]) / z.shape[1]
     z_bytes = base64.b64encode(np.ascontiguousarray(z).tobytes()).decode()
     font = layout.get("font", {}).get("size", 12)
     lo, hi = colour_range(z, trace.get("zmin"), trace.get("zmax"), trace.get("zmid"))
-    caption = figure_caption(layout)
+    caption = figure_caption(layout) or _grid_caption(layout)
     plot = _table(trace, layout, z, cell, (lo, hi))
-    if trace.get("showscale"):
+    lying = trace.get("colorbar", {}).get("orientation") == "h"
+    if trace.get("showscale") and lying:  # over the cells, before the title (grid_plan's place)
+        caption = _lying_bar(trace, layout, z.shape[1] * cell, (lo, hi)) + caption
+    elif trace.get("showscale"):
         plot += _colour_bar(trace, layout, z, cell, (lo, hi))
     return (
         f'<figure class="lab-heatmap" aria-label="{escape(alt)}" data-key="{escape(key)}" '
@@ -93,6 +108,33 @@ def heatmap_table(fig: Spec, *, key: str, alt: str) -> str:
     )
 
 
+def _own_scale(trace: dict, layout: dict) -> dict:
+    """A trace on a shared colour axis (a piece of ``ui.draw.grids.grid_figures``) as one with a
+    scale of its own: the axis's colours, range and bar (shown unless the axis hides it)."""
+    if "coloraxis" not in trace:
+        return trace
+    axis = layout[trace["coloraxis"]]
+    shared = {"colorscale": axis["colorscale"], "zmin": axis.get("cmin"), "zmax": axis.get("cmax")}
+    shared |= {"showscale": axis.get("showscale", True), "colorbar": axis.get("colorbar", {})}
+    return trace | shared
+
+
+def _grid_caption(layout: dict) -> str:
+    """A grid piece's title, the annotation over its plot, as its ``<figcaption>``."""
+    notes = layout.get("annotations") or ()
+    if not notes:
+        return ""
+    size = notes[0].get("font", {}).get("size", 14)
+    lines = notes[0]["text"].split("<br>")
+    bold = [line.startswith("<b>") for line in lines]
+    # a line in bold and the others not (/learned's head, its role under it); else all bold
+    shown = "<br>".join(
+        f"<b>{title_lines(line)}</b>" if b else title_lines(line) for line, b in zip(lines, bold)
+    )
+    kind = ' class="parts"' if any(bold) else ""
+    return f'<figcaption{kind} style="font-size:{size}px">{shown}</figcaption>'
+
+
 def _axis_title(layout: dict, axis: str, kind: str) -> str:
     """An axis's title, on the lines the figure gave it (empty without one)."""
     title = layout[axis].get("title", {})
@@ -100,20 +142,6 @@ def _axis_title(layout: dict, axis: str, kind: str) -> str:
         return ""
     size = title.get("font", {}).get("size", 14)
     return f'<div class="{kind}" style="font-size:{size}px">{title_lines(title["text"])}</div>'
-
-
-def figure_caption(layout: dict) -> str:
-    """A figure's title as its ``<figcaption>``, at the title's size (none without a title)."""
-    title = layout.get("title", {})
-    if not title.get("text"):
-        return ""
-    size = title.get("font", {}).get("size", 14)
-    return f'<figcaption style="font-size:{size}px">{title_lines(title["text"])}</figcaption>'
-
-
-def title_lines(text: str) -> str:
-    """plotly's title markup as escaped text: ``<br>`` stays a line break, ``<b>`` goes."""
-    return "<br>".join(escape(re.sub(r"</?b>", "", line)) for line in text.split("<br>"))
 
 
 def _table(trace: dict, layout: dict, z: np.ndarray, cell: float, span: tuple[float, float]) -> str:
@@ -255,30 +283,28 @@ def _colour_bar(
     )
 
 
-def nice_ticks(lo: float, hi: float, count: int) -> list[float]:
-    """About ``count`` round numbers from ``lo`` to ``hi``: the smallest step of 1, 2, 2.5 or
-    5 times a power of ten that ``count`` steps cover, or a finer one where that leaves fewer
-    than three (``nice_ticks(0, 1, 5) == [0, 0.2, 0.4, 0.6, 0.8, 1]``)."""
-    if not hi > lo:
-        return [lo]
-    raw = (hi - lo) / max(count, 1)
-    power = 10.0 ** math.floor(math.log10(raw))
-    steps = [k * power for k in (1, 2, 2.5, 5, 10)]
-    coarse = _ticks(lo, hi, min(s for s in steps if s >= raw * (1 - 1e-9)))
-    return coarse if len(coarse) >= 3 else _ticks(lo, hi, max(s for s in steps if s <= raw))
-
-
-def _ticks(lo: float, hi: float, step: float) -> list[float]:
-    """Every multiple of ``step`` from ``lo`` to ``hi``."""
-    first = math.ceil(lo / step - 1e-9)
-    return [round(k * step, 12) for k in range(first, math.floor(hi / step + 1e-9) + 1)]
-
-
-def tick_text(value: float, comma: bool) -> str:
-    """A number as a colour bar or a tooltip writes it: six significant digits as the lab spells
-    them (``ui.text.num``: no trailing zeros, no sign on a zero, a decimal comma in French), a
-    true minus sign."""
-    return num(value, 6, "fr" if comma else "en", "g").replace("-", MINUS)
+def _lying_bar(trace: dict, layout: dict, width: float, span: tuple[float, float]) -> str:
+    """The colour bar lying over the cells, as wide as they are: its title over it, the scale
+    from ``span``'s low (left) to its high, a few round numbers under it."""
+    lo, hi = span
+    steps = np.linspace(0.0, 1.0, 9)
+    colours = cell_colours(lo + (hi - lo) * steps, trace["colorscale"], lo, hi).astype(int)
+    gradient = ", ".join(
+        f"rgb({r},{g},{b}) {100 * s:g}%" for (r, g, b), s in zip(colours.tolist(), steps)
+    )
+    comma = layout.get("separators", ".,")[0] == ","
+    count = min(MAX_BAR_TICKS, max(2, int(width // (2 * BAR_TICKS_PX))))
+    ticks = "".join(
+        f'<span style="left:{(v - lo) / (hi - lo) * 100:.2f}%">{escape(tick_text(v, comma))}</span>'
+        for v in nice_ticks(lo, hi, count)
+    )
+    title = trace.get("colorbar", {}).get("title", {}).get("text", "")
+    named = f'<div class="bar-title">{title_lines(title)}</div>' if title else ""
+    return (
+        f'<div class="hm-lying" aria-hidden="true" style="width:{width:g}px">{named}'
+        f'<div class="scale" style="background:linear-gradient(to right, {gradient})"></div>'
+        f'<div class="numbers">{ticks}</div></div>'
+    )
 
 
 def figures_box(parts: Sequence[str], *, label: str) -> Markup:

@@ -13,7 +13,8 @@ class Markup(str):
         return str(self)
 
 
-def show_markup(markup: str) -> None:
+def show_markup(markup: str, *, held: bool = False) -> None:
     """Send markup (a table of ``ui.draw.tables``, a box of ``ui.draw.heatmap_table``) as it
-    is."""
-    st.html(Markup(markup))
+    is. ``held``: its column keeps its width, as a chart's does, so that columns too narrow
+    for it stack instead of letting it overflow (``lab-held``, HEATMAP_CSS)."""
+    st.html(Markup(f'<div class="lab-held">{markup}</div>' if held else markup))

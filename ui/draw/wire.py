@@ -333,17 +333,6 @@ def alt_text(fig: Spec) -> str:
     return text
 
 
-def same_words(fig: Spec, like: Spec) -> Spec:
-    """``fig`` (kept) given the text alternative of ``like`` (kept, on the same traces): for a
-    figure that differs from ``like`` only in what its words do not say, such as a training
-    step's dashed line, which has no name (``ui.draw.lines.marked``). Returns ``fig``."""
-    layout = fig["layout"]
-    if not isinstance(layout, _KeptLayout) or fig["data"] is not like["data"]:
-        raise ValueError("same_words: two kept figures on the same traces")
-    layout.alt = (fig["data"], alt_text(like))
-    return fig
-
-
 def show_figures(
     figs: Sequence[tuple[Spec, str]], key: str, on_select: Callable[[], None] | None = None
 ) -> None:

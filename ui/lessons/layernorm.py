@@ -1,6 +1,7 @@
 """Page 7's figures, built once per setting, eps and look and kept: the four matrices X,
 attn_out, resid and ln_out on one colour scale, and each row's mean and standard deviation
-before and after LayerNorm.
+before and after LayerNorm. They reach the page as markup (``layernorm_maps``: heatmap tables
+and bars the server writes, once too), as page 3's do.
 
 Like page 3's (``ui.lessons.softmax``), they are shared and read-only (``ui.draw.wire.keep``): a
 rerun that shows them again sends the wire form built on their first send.
@@ -9,9 +10,13 @@ rerun that shows them again sends the wire form built on their first send.
 from __future__ import annotations
 
 import llm
+from ui.draw.bars_markup import bars_markup
 from ui.draw.charts import bar_chart
+from ui.draw.grid_tables import grid_tables
 from ui.draw.grids import grid_figures
+from ui.draw.heatmap_table import figures_box
 from ui.draw.labels import feature_labels
+from ui.draw.markup import Markup
 from ui.draw.style import Look
 from ui.draw.wire import Spec, keep
 from ui.lab.compute import Setting, compute_lab, shared
@@ -65,3 +70,22 @@ def _figures(*, setting: Setting, look: Look, eps: float) -> dict[str, tuple[Spe
         "matrices": tuple(keep(piece) for piece in matrices),
         "row_stats": (keep(means), keep(stds)),
     }
+
+
+def layernorm_maps(setting: Setting, look: Look, eps: float) -> tuple[Markup, Markup]:
+    """``layernorm_figures`` as the markup of two boxes: the four matrices as heatmap tables
+    (``ui.draw.grid_tables``) that wrap as the column allows, keys ``matrices``,
+    ``matrices-1``, ...; the row statistics as bars (``ui.draw.bars_markup``), keys ``means``
+    and ``stds``. A new eps redraws them without plotly.js laying out a chart."""
+    return _maps(setting=setting, look=look, eps=float(eps))
+
+
+@shared(32)
+def _maps(*, setting: Setting, look: Look, eps: float) -> tuple[Markup, Markup]:
+    """``layernorm_maps``, written once a setting, look and eps (shared)."""
+    t = translator(TEXT, look.lang)
+    figures = _figures(setting=setting, look=look, eps=eps)
+    matrices = figures_box(grid_tables(figures["matrices"], key="matrices"), label=t("matrices"))
+    means, stds = figures["row_stats"]
+    bars = [bars_markup(means, key="means"), bars_markup(stds, key="stds")]
+    return matrices, figures_box(bars, label=t("stats"))

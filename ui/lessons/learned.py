@@ -1,13 +1,12 @@
-"""The learned-heads page's calls into llm and its heads' figures (one head large, its colour
-scale, every head small), cached on scalars only; its training and next-word charts are in
-``ui.lessons.learned_training``.
+"""The learned-heads page's calls into llm and its heads' figures (one head large, every head
+small), cached on scalars only; ``ui.lessons.learned_maps`` draws them as markup; its training
+and next-word charts are in ``ui.lessons.learned_training``.
 
 Defined in a module, not in the page script, so the caches' wrappers are built once per process
 instead of on every rerun. Their arguments are keywords only: Streamlit names a positional
 argument by reading the function's signature on every call, a keyword it reads as given.
 A checkpoint, a run and a figure are each one shared, read-only object; the figures are
-``kept`` (``ui.draw.wire.keep``), so a rerun that shows them again sends the wire form built on
-their first send instead of walking and writing their cells again.
+``kept`` (``ui.draw.wire.keep``): their text alternative is written once.
 """
 
 from __future__ import annotations
@@ -25,8 +24,7 @@ from ui.draw.grids import grid_figure
 from ui.draw.heatmaps import heatmap_cells, mask_shape
 from ui.draw.labels import label_px
 from ui.draw.style import CELL_AXIS, COLOUR_SCALES, SMALLEST_CELL_PX, FittedLook, Look
-from ui.draw.wire import Spec, derived_layout, fast_figure, keep
-from ui.frame.follow import OUTLINE, OUTLINE_WIDTH
+from ui.draw.wire import Spec, fast_figure, keep
 from ui.lab.compute import shared
 from ui.text import num, translator
 from ui.text.learned import TEXT
@@ -44,7 +42,8 @@ EDGE_PX = 4  # px right of a head's cells, and around the small heads (room for 
 SMALL_PX = 104  # a small head's side (px): 8 px cells for 13 tokens, larger in presenter mode
 SMALL_GAP = 12  # px between two small heads
 LINE_PX = 17  # a line of a 13 px title
-# the heads' one colour scale, without a bar of its own (``scale_figure`` draws it)
+# the heads' one colour scale, without a bar of its own (``ui.lessons.learned_maps`` lays one
+# over the large head's cells)
 VIRIDIS = {"colorscale": COLOUR_SCALES["Viridis"], "cmin": 0.0, "cmax": 1.0, "showscale": False}
 
 
@@ -134,11 +133,10 @@ def _fitted(
 @shared(256)
 def focused(
     *, step: int, ids: tuple[int, ...], layer: int, head: int, lang: str, phone: bool, scale: float
-) -> tuple[Spec, Spec]:
+) -> Spec:
     """The head (``layer``, ``head``) drawn large at ``step``, titled by its role, a number in
-    each cell, fitted to FOCUS_PX (``Look(lang, phone, scale)``); and its colour scale, 0 to 1,
-    lying over its cells (``scale_figure``): (scale, head), read-only, shared. Every head is
-    fitted to the widest of their titles, so that another head keeps the cells' size."""
+    each cell, fitted to FOCUS_PX (``Look(lang, phone, scale)``): read-only, shared. Every head
+    is fitted to the widest of their titles, so that another head keeps the cells' size."""
     t = translator(TEXT, lang)
     model, run = checkpoint(step=step), model_run(step=step, ids=ids)
     labels = llm.token_labels([model.vocab[i] for i in ids])
@@ -154,49 +152,12 @@ def focused(
     style["masked"] = ~run.layers[0].mask  # the mask draws no width: not in the fit
     pattern = run.layers[layer].heads[head].pattern
     large = keep(_piece(pattern, labels, title, fitted, widest, **style))
-    return scale_figure(large, look, t("scale")), large
+    return large
 
 
 def _budget(look: Look) -> int:
     """How wide the large head's figure may be (px): FOCUS_PX, a projector's PRESENT_FOCUS_PX."""
     return PRESENT_FOCUS_PX if look.text_scale > 1 and not look.phone else FOCUS_PX[look.phone]
-
-
-def scale_figure(head: Spec, look: Look, title: str) -> Spec:
-    """The heads' one colour scale, Viridis from 0 to 1: a bar lying over the cells of ``head``
-    (the large head of ``focused``), as wide and as far from the left, ``title`` on its left.
-    The same figure for every step whose head has the same size (``_scale_bar``)."""
-    layout = head["layout"]
-    left, right = layout["xaxis"]["domain"]
-    inner = layout["width"] - layout["margin"]["l"] - layout["margin"]["r"]
-    return _scale_bar(
-        width=layout["width"],
-        margin_l=layout["margin"]["l"] + left * inner,
-        plot=(right - left) * inner,
-        look=look,
-        title=title,
-    )
-
-
-@shared(16)
-def _scale_bar(*, width: int, margin_l: float, plot: float, look: Look, title: str) -> Spec:
-    """The colour scale's bar in a figure ``width`` px wide, the bar ``plot`` px long from
-    ``margin_l``: read-only, shared (a new training step draws the bar it drew before)."""
-    grow = look.text_scale
-    steps = np.linspace(0.0, 1.0, 101).tolist()
-    trace = {"type": "heatmap", "z": [steps], "x": steps, "y": [0], "coloraxis": "coloraxis"}
-    name = _note(title, 0, 0.5, 14, xanchor="right", yanchor="middle") | {"xshift": -8}
-    bar = {
-        "width": width,
-        "height": math.ceil(62 * grow),
-        "margin": {"l": margin_l, "r": width - margin_l - plot, "t": 6, "b": math.ceil(36 * grow)},
-        "xaxis": {"range": [0, 1], "dtick": 0.2, "showgrid": False, "zeroline": False},
-        "yaxis": {"visible": False, "fixedrange": True},
-        "coloraxis": VIRIDIS,
-        "annotations": [name],
-        "separators": look.separators(),
-    }
-    return keep(fast_figure([trace | {"hoverinfo": "skip"}], look.chart_text(bar)))
 
 
 def _small_titles(roles: list[list[tuple[str, float]]], lang: str) -> list[str]:
@@ -292,20 +253,3 @@ def small_heads(*, step: int, ids: tuple[int, ...], lang: str, phone: bool, scal
         "separators": look.separators(),
     }
     return keep(fast_figure(data, look.chart_text(layout)))
-
-
-@shared(512)
-def overview(
-    *, step: int, ids: tuple[int, ...], focus: int, lang: str, phone: bool, scale: float
-) -> Spec:
-    """``small_heads`` with head ``focus`` (k = layer × heads + head) outlined: the one drawn
-    large; a figure on the same traces (their wire form built once), read-only, shared."""
-    fig = small_heads(step=step, ids=ids, lang=lang, phone=phone, scale=scale)
-    layout = fig["layout"]
-    suffix = str(focus + 1) if focus else ""
-    (x0, x1), (y0, y1) = layout[f"xaxis{suffix}"]["domain"], layout[f"yaxis{suffix}"]["domain"]
-    dx, dy = 3 / layout["width"], 3 / layout["height"]  # 3 px outside the cells
-    frame = {"type": "rect", "xref": "paper", "yref": "paper", "layer": "above", "name": "focus"}
-    frame |= {"x0": x0 - dx, "x1": x1 + dx, "y0": y0 - dy, "y1": y1 + dy}
-    shapes = [*layout["shapes"], frame | {"line": {"color": OUTLINE, "width": OUTLINE_WIDTH}}]
-    return keep({**fig, "layout": derived_layout(layout, shapes=shapes)})

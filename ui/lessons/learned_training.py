@@ -2,7 +2,8 @@
 along training, the step shown marked, and the five likeliest next words at a step.
 
 As ``ui.lessons.learned``'s heads: cached on keyword scalars, each figure kept and shared
-read-only (``ui.draw.wire.keep``); a step's marked charts share the unmarked ones' traces.
+read-only (``ui.draw.wire.keep``). They reach the page as markup: the training charts drawn
+once a look (``ui.draw.lines_markup``), a step adding its mark.
 """
 
 from __future__ import annotations
@@ -14,9 +15,13 @@ import numpy as np
 import llm
 from llm import behaviour
 from ui.draw.charts import bar_chart
-from ui.draw.lines import Panel, line_panels, marked
+from ui.draw.heatmap_table import figures_box
+from ui.draw.line_plan import NARROWEST
+from ui.draw.lines import Panel, line_panels
+from ui.draw.lines_markup import lines_markup, with_mark
+from ui.draw.markup import Markup
 from ui.draw.style import Look
-from ui.draw.wire import Spec, fast_figure, keep, same_words
+from ui.draw.wire import Spec, fast_figure, keep
 from ui.lab.compute import shared
 from ui.lessons.learned import checkpoint, model_run
 from ui.text import num, translator
@@ -25,6 +30,9 @@ from ui.text.learned import TEXT
 PANEL_PX = {False: 240, True: 320}  # a score plot's height; a phone stacks them, with their axes
 BAR_PX = {False: 480, True: 350}  # the predictions' chart: most of a 521 px column, a phone's
 PRESENT_BAR_PX = 640
+WIDTH_PX = (
+    520  # the training charts' width: a 1024 px screen's column holds it (a phone's: its own)
+)
 
 
 def _short(values: np.ndarray) -> list[float]:
@@ -43,7 +51,9 @@ def _training_lines(*, lang: str, phone: bool, scale: float = 1.0) -> tuple[Spec
     losses = {t("loss_title"): _short(behaviour.loss_at(history, measured))}
     loss = Panel(t("loss_title"), t("loss_y"), losses, levels=[chance])
     look = Look(lang=lang, phone=phone, scale=scale)  # French axes read 0,5
-    figures = [line_panels(measured, [loss], x_title=t("step_axis"), height=260, look=look)]
+    # every chart at the score charts' own width: the lines are drawn in px (lines_markup)
+    loss_sizes = {"height": 260, "look": look, "width": WIDTH_PX}
+    figures = [line_panels(measured, [loss], x_title=t("step_axis"), phone=phone, **loss_sizes)]
     for layer in range(model.n_layers):  # one figure a layer: its two scores side by side
         panels = [
             Panel(
@@ -61,20 +71,30 @@ def _training_lines(*, lang: str, phone: bool, scale: float = 1.0) -> tuple[Spec
             )
         ]
         # two plots at their own width, the column's at 1024 px (narrower, at 320 px, scroll)
-        sizes = {"phone": phone, "height": PANEL_PX[phone], "look": look, "width": 520}
+        sizes = {"phone": phone, "height": PANEL_PX[phone], "look": look, "width": WIDTH_PX}
         figures.append(line_panels(measured, panels, x_title=t("step_axis"), **sizes))
     # kept: every step's marked copy shares these traces, so their wire form is built once
     return tuple(keep(fig) for fig in figures)
 
 
-@shared(128)
-def training_figures(*, step: int, lang: str, phone: bool, scale: float = 1.0) -> tuple[Spec, ...]:
-    """``_training_lines`` with a dashed line at ``step`` in every plot (read-only, shared); the
-    text above the charts names the step."""
+@shared(8)
+def _training_markup(*, lang: str, phone: bool, scale: float = 1.0) -> tuple[Markup, ...]:
+    """``_training_lines`` as markup (``ui.draw.lines_markup``), drawn once a look (shared)."""
     lines = _training_lines(lang=lang, phone=phone, scale=scale)
-    look = Look(lang=lang, phone=phone, scale=scale)
-    # the step's line has no name: each chart says what its unmarked one says
-    return tuple(same_words(keep(marked(fig, float(step), look=look)), fig) for fig in lines)
+    keys = ["loss"] + [f"scores{layer}" for layer in range(len(lines) - 1)]
+    return tuple(lines_markup(fig, key=key, width=NARROWEST[True]) for fig, key in zip(lines, keys))
+
+
+@shared(128)
+def training_markup(*, step: int, lang: str, phone: bool, scale: float = 1.0) -> Markup:
+    """The training charts (``_training_lines``) as the markup of one box (it wraps them, and
+    scrolls sideways in a column narrower than one), each with the dashed line at ``step`` in
+    every plot (``ui.draw.lines.marked``'s): the lines drawn once a look, the mark added
+    (shared). The text above the charts names the step."""
+    lines = _training_lines(lang=lang, phone=phone, scale=scale)
+    drawn = _training_markup(lang=lang, phone=phone, scale=scale)
+    charts = [with_mark(markup, fig, float(step)) for markup, fig in zip(drawn, lines)]
+    return figures_box(charts, label=translator(TEXT, lang)("training"))
 
 
 @shared(512)

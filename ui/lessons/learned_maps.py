@@ -1,0 +1,148 @@
+"""The learned-heads page's heads as markup the server writes: the head drawn large as a heatmap
+table under its colour scale (``ui.draw.heatmap_table``), and every head small, a grid of
+coloured cells each, the one drawn large outlined.
+
+Each draws the figure ``ui.lessons.learned`` plans (``focused``, ``small_heads``): the same cells,
+titles, colours and mask, nothing decided again. A new training step, sentence or head redraws
+them without plotly.js laying out a chart. Cached on keyword scalars, shared, like the figures.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+from html import escape
+
+import numpy as np
+
+from ui.draw.contrast import cell_colours
+from ui.draw.heatmap_table import figures_box, heatmap_table
+from ui.draw.markup import Markup
+from ui.draw.style import Look
+from ui.draw.wire import alt_text
+from ui.frame.follow import OUTLINE, OUTLINE_WIDTH
+from ui.lab.compute import shared
+from ui.lessons.learned import EDGE_PX, SMALL_GAP, focused, small_heads
+from ui.text import translator
+from ui.text.learned import TEXT
+
+# the small heads: a row of heads a layer under its name, wrapping where the column ends; each
+# head its title over a grid of cells (1 px apart where a cell is 6 px or more, as plotly's gaps)
+SMALL_CSS = """<style>
+.lab-small-heads { font-family: "Source Sans", sans-serif; line-height: 1.2; overflow-x: auto;
+  width: fit-content; max-width: 100%; box-sizing: border-box;
+  color: light-dark(#5f6272, #e6eaf1); padding: 4px; }
+.lab-small-heads .sm-name { font-weight: 600; color: light-dark(#2f2d2b, #edebe8);
+  margin: 0.4em 0 0.3em; }
+.lab-small-heads .sm-row { display: flex; flex-wrap: wrap; align-items: flex-end; }
+.lab-small { margin: 0; display: flex; flex-direction: column; align-items: center; }
+.lab-small figcaption { text-align: center; white-space: nowrap; margin-bottom: 2px; }
+.lab-small figcaption b { color: light-dark(#2f2d2b, #edebe8); font-weight: 600; }
+.lab-small .cells { display: grid; }
+.lab-small .cells i { display: block; }
+.lab-small .cells i.m { background: #c5c8d2; }
+</style>"""
+
+
+@shared(256)
+def focused_markup(
+    *, step: int, ids: tuple[int, ...], layer: int, head: int, lang: str, phone: bool, scale: float
+) -> Markup:
+    """The head (``layer``, ``head``) drawn large (``focused``) as a heatmap table, its colour
+    scale (0 to 1, titled) lying over its cells: ``data-key`` ``patterns``; in a box that
+    scrolls sideways in a column narrower than it (a 320 px window)."""
+    drawn = {"step": step, "ids": ids, "lang": lang, "phone": phone, "scale": scale}
+    large = focused(layer=layer, head=head, **drawn)
+    layout = large["layout"]
+    bar = {"orientation": "h", "title": {"text": translator(TEXT, lang)("scale")}}
+    lying = {**layout, "coloraxis": {**layout["coloraxis"], "showscale": True, "colorbar": bar}}
+    fig = {"data": large["data"], "layout": lying}
+    name = translator(TEXT, lang)("head_title", layer=layer, head=head)
+    return figures_box([heatmap_table(fig, key="patterns", alt=alt_text(large))], label=name)
+
+
+@shared(512)
+def heads_markup(
+    *, step: int, ids: tuple[int, ...], focus: int, lang: str, phone: bool, scale: float
+) -> Markup:
+    """Every head small (``small_heads``): a row a layer under its name, each head titled by
+    what it does at ``step``, head ``focus`` (k = layer × heads + head) outlined. Each head's
+    values ride along as a heatmap table's do (``data-z``, ``data-key`` ``patterns-all``,
+    ``patterns-all-1``, ...)."""
+    fig = small_heads(step=step, ids=ids, lang=lang, phone=phone, scale=scale)
+    data, layout = fig["data"], fig["layout"]
+    notes = layout["annotations"]
+    n_layers = len(notes) - len(data)
+    per_layer = len(data) // n_layers
+    gap = math.ceil(SMALL_GAP * Look(lang=lang, phone=phone, scale=scale).text_scale)
+    rows = []
+    for layer in range(n_layers):
+        heads = [
+            _small(data[k], notes[n_layers + k]["text"], k, k == focus, layout, gap)
+            for k in range(layer * per_layer, (layer + 1) * per_layer)
+        ]
+        name = _plain(notes[layer]["text"])
+        rows.append(
+            f'<div class="sm-name" style="font-size:{notes[layer]["font"]["size"]}px">'
+            f'{escape(name)}</div><div class="sm-row" style="gap:{gap}px">{"".join(heads)}</div>'
+        )
+    label = translator(TEXT, lang)("overview_label")
+    return Markup(
+        f'<div class="lab-small-heads" role="group" aria-label="{escape(label)}" '
+        f'style="padding:{EDGE_PX}px">{"".join(rows)}</div>'
+    )
+
+
+def _small(trace: dict, title: str, k: int, outlined: bool, layout: dict, gap: int) -> str:
+    """One small head: its title's lines (the first bold) over its cells, named by them."""
+    z = np.asarray(trace["z"], dtype=np.float64)
+    suffix = trace["xaxis"][1:]
+    left, right = layout[f"xaxis{suffix}"]["domain"]
+    side = round((right - left) * layout["width"])
+    cell = side / z.shape[1]
+    spacing = 1 if cell >= 6 else 0
+    axis = layout["coloraxis"]
+    rgb = cell_colours(np.nan_to_num(z), axis["colorscale"], axis["cmin"], axis["cmax"])
+    cells = "".join(
+        '<i class="m"></i>'
+        if v != v
+        else '<i style="background:#{:02x}{:02x}{:02x}"></i>'.format(*c)
+        for v, c in zip(z.ravel().tolist(), rgb.reshape(-1, 3).astype(int).tolist())
+    )
+    lines = title.split("<br>")
+    caption = "<br>".join(
+        f"<b>{escape(_plain(line))}</b>" if line.startswith("<b>") else escape(_plain(line))
+        for line in lines
+    )
+    frame = f";outline:{OUTLINE_WIDTH}px solid {OUTLINE};outline-offset:2px" if outlined else ""
+    size = round(cell - spacing, 3)
+    z_bytes = base64.b64encode(np.ascontiguousarray(z).tobytes()).decode()
+    key = f"patterns-all-{k}" if k else "patterns-all"
+    return (
+        f'<figure class="lab-small" role="img" aria-label="{escape(_named(lines))}" '
+        f'data-key="{key}" data-z="{z_bytes}" data-shape="{z.shape[0]},{z.shape[1]}" '
+        f'data-focus="{str(outlined).lower()}" style="font-size:{notes_px(layout)}px">'
+        f"<figcaption>{caption}</figcaption>"
+        f'<div class="cells" style="grid-template-columns:repeat({z.shape[1]},{size:g}px);'
+        f'grid-auto-rows:{size:g}px;gap:{spacing}px{frame}">{cells}</div></figure>'
+    )
+
+
+def _hex(rgb: list[int]) -> str:
+    """A colour as #rrggbb."""
+    return "#{:02x}{:02x}{:02x}".format(*rgb)
+
+
+def _named(lines: list[str]) -> str:
+    """A small head's name for a screen reader: its title's lines, one after the other."""
+    return " · ".join(_plain(line) for line in lines)
+
+
+def notes_px(layout: dict) -> int:
+    """The small heads' titles' size (px): their figure's."""
+    return layout["annotations"][-1]["font"]["size"]
+
+
+def _plain(text: str) -> str:
+    """A title's line without its bold tags."""
+    return text.replace("<b>", "").replace("</b>", "")
