@@ -21,7 +21,7 @@ from ui.frame.page import frame
 from ui.frame.url_values import Choice, IntRange, Refused, Sizes, Value, short
 from ui.lessons.learned import checkpoint, model_run, role_text
 from ui.lessons.learned_maps import SMALL_CSS, focused_markup, heads_markup
-from ui.lessons.learned_training import predictions, training_markup
+from ui.lessons.learned_training import predictions, step_style, training_markup
 from ui.text import md_escape, num, translator
 from ui.text.learned import TEXT
 
@@ -200,13 +200,11 @@ def next_word(step: int, ids: tuple[int, ...], words: list[str], labels: list[st
 
 
 def training(step: int) -> None:
-    """The loss and every head's scores through training, when the induction head formed, and
-    the best heads at ``step``."""
+    """What training did: when the induction head formed, the loss and the best heads at
+    ``step``; and where the training charts (under this section) mark it."""
     st.subheader(t("training"), anchor=False)
     n_vocab = len(final.vocab)
     st.write(t("training_intro", n_vocab=n_vocab, ln_v=n(float(np.log(n_vocab)))))
-    look = Look.of(s)
-    show_markup(training_markup(step=step, lang=s.lang, phone=look.phone, scale=look.scale))
     formed = behaviour.formation(history)
     if formed is None:
         st.write(t("not_formed"))
@@ -228,6 +226,9 @@ def training(step: int) -> None:
         )
     loss = n(behaviour.loss_at(history, np.array([step]))[0])
     st.write(t("now", step=step, loss=loss, **named(behaviour.best_heads(history, step))))
+    # the charts stand under this section, drawn once: the step moves their dashed line
+    look = Look.of(s)
+    show_markup(step_style(step=step, lang=s.lang, phone=look.phone, scale=look.scale))
 
 
 def place(focus: str) -> tuple[int, int]:
@@ -302,6 +303,9 @@ def model_at_step() -> None:
 
 
 model_at_step()
+# the training charts: outside the step's section, which moves their dashed line (step_style)
+look = Look.of(s)
+show_markup(training_markup(lang=s.lang, phone=look.phone, scale=look.scale))
 
 # --- the shipped model's numbers -------------------------------------------------------------
 numbers = history.behaviour

@@ -282,7 +282,7 @@ def test_a_training_steps_charts_say_what_a_fresh_description_says(lang: str) ->
     steps = llm.load_model().steps
     for step in (steps[0], steps[len(steps) // 2]):
         plain_ones = _training_lines(lang=lang, phone=False)
-        shown = training_markup(step=step, lang=lang, phone=False)
+        shown = training_markup(lang=lang, phone=False)
         named = re.findall(r'<figure class="lab-lines" aria-label="([^"]*)"', shown)
         assert [html.unescape(a) for a in named] == [describe(base, lang) for base in plain_ones]
         for base in plain_ones:

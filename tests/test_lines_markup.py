@@ -13,7 +13,7 @@ import pytest
 from tests.apptest_pages import lines_shown
 from ui.draw.line_plan import Panel
 from ui.draw.lines import line_panels, marked
-from ui.draw.lines_markup import _band, lines_markup, with_mark
+from ui.draw.lines_markup import _band, lines_markup, mark_style, with_mark, with_moving_mark
 from ui.draw.style import Look
 
 STEPS = [0, 10, 20, 30, 40]
@@ -106,3 +106,15 @@ def test_french_numbers_and_a_stretching_figure_drawn_at_the_width_given() -> No
     assert stretching["layout"].get("width") is None
     markup = lines_markup(stretching, key="k", width=350)
     assert 'class="ln-paper" aria-hidden="true" style="width:350px' in markup
+
+
+def test_a_moving_mark_stands_where_the_marked_figure_puts_it() -> None:
+    # /learned's training charts are drawn once; a step's style moves their dashed line
+    base = _figure()
+    moving = with_moving_mark(lines_markup(base, key="k"))
+    assert moving.count('class="mark moving"') == moving.count('class="ln-plot"') == 1
+    (fixed,) = re.findall(
+        r'class="mark" data-x="30.0" style="left:([\d.]+)%', with_mark(moving, base, 30.0)
+    )
+    (placed,) = re.findall(r"--mark-x: ([\d.]+)%;", mark_style(base, 30.0))
+    assert float(placed) == pytest.approx(float(fixed), abs=0.006)

@@ -161,7 +161,13 @@ def test_the_training_charts_carry_the_history() -> None:
     np.testing.assert_allclose(
         array_of(loss["data"][0]["y"]), behaviour.loss_at(history, history.score_steps)
     )
-    assert any(shape.get("x0") == 450 for shape in loss["layout"]["shapes"])  # the chosen step
+    # the chosen step: the dashed line in every plot, where the step's style puts it
+    bodies = [e.proto.body for e in at.get("html")]
+    (at_pct,) = re.findall(r"--mark-x: ([\d.]+)%", "".join(b for b in bodies if "<style>" in b))
+    lo, hi = loss["data"][0]["x"][0] - 1, loss["data"][0]["x"][-1] + 1  # line_panels' x range
+    assert lo + float(at_pct) / 100 * (hi - lo) == pytest.approx(450, abs=0.01)
+    charts = "".join(b for b in bodies if "lab-lines" in b)
+    assert charts.count('class="mark moving"') == charts.count('class="ln-plot"') == 5
     for layer in range(2):
         data = figure(at, f"scores{layer}")["data"]
         assert len(data) == 8  # four heads, two panels

@@ -54,6 +54,14 @@ def shown(page: Page) -> list[np.ndarray]:
     return [decode(z) for z in raw]
 
 
+# each training plot's dashed line: where it stands along its plot (0 to 1), the plot's width
+MARKS = """() => [...document.querySelectorAll('.lab-lines .mark.moving')].map(m => {
+  const plot = m.parentElement.getBoundingClientRect(), at = m.getBoundingClientRect();
+  return {at: (at.left - plot.left) / plot.width, width: plot.width,
+          visible: getComputedStyle(m).visibility === 'visible'};
+})"""
+
+
 def wait_patterns(page: Page, step: int, timeout: float = 30.0) -> None:
     want = expected(step)
 
@@ -79,6 +87,11 @@ def test_the_step_slider_redraws_every_head(session: Session) -> None:
     after = shown(page)
     # the previous-token head of layer 0 sharpens between the two checkpoints
     assert np.nanmax(np.abs(after[1] - before[1])) > 0.1
+    # the training charts, drawn once, mark step 500 in every plot: x from -1 to 1501
+    marks = page.evaluate(MARKS)
+    assert len(marks) == 5 and all(m["visible"] for m in marks)
+    for mark in marks:
+        assert mark["at"] == pytest.approx(501 / 1502, abs=1 / mark["width"])
     assert "Every head at step 500" in page.locator("[data-testid='stMain']").inner_text()
     assert exceptions(page) == []
     assert session.console.errors == []

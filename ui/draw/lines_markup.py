@@ -34,6 +34,7 @@ from ui.draw.wire import alt_text
 PAD = 6  # px a series' band reaches past its plot's box (a line's half width at the edge)
 MITER = 2.0  # a corner's offset at most this many half widths
 TOP_ROOM = 0.04  # of a linear axis's span over its highest value (plotly draws a line to its top)
+MARK_X = "--mark-x"  # where with_moving_mark's lines stand, in % of their plots' width
 LINES_CSS = """<style>
 .lab-lines { margin: 0; width: fit-content; font-family: "Source Sans", sans-serif;
   line-height: 1.2; color: light-dark(#5f6272, #e6eaf1); }
@@ -48,6 +49,7 @@ LINES_CSS = """<style>
   white-space: nowrap; }
 .ln-plot .level { position: absolute; left: 0; right: 0; height: 0; }
 .ln-plot .mark { position: absolute; top: 0; bottom: 0; width: 0; }
+.ln-plot .mark.moving { left: var(--mark-x); visibility: var(--mark-shown, hidden); }
 .ln-plot .series { position: absolute; inset: -6px; }
 .ln-x { position: absolute; text-align: center; white-space: nowrap; }
 .ln-y { position: absolute; writing-mode: vertical-rl; transform: rotate(180deg);
@@ -286,8 +288,28 @@ def _legend(fig: Spec, margin: dict, paper: tuple) -> str:
 def with_mark(markup: str, fig: Spec, x: float) -> Markup:
     """``lines_markup`` of ``fig`` (unmarked) with the dashed line at ``x`` in every plot, as
     ``ui.draw.lines.marked`` draws it: the same markup as the marked figure's, without drawing
-    the lines again (a new training step moves the mark only)."""
+    the lines again."""
     x_span = tuple(float(v) for v in fig["layout"]["xaxis"]["range"])
     shape = {"xref": "x", "x0": x, "line": {"color": MUTED, "dash": "dash"}}
-    mark = _shape(shape, x_span, (0.0, 1.0), False)
-    return Markup(re.sub(r'(<div class="ln-plot" [^>]*>)', lambda m: m.group(1) + mark, markup))
+    return _into_plots(markup, _shape(shape, x_span, (0.0, 1.0), False))
+
+
+def with_moving_mark(markup: str) -> Markup:
+    """``lines_markup`` with a dashed line in every plot at the place ``mark_style`` sets for the
+    page (the CSS variable MARK_X; none shown before it is set): a new x moves the line without
+    the lines being sent again."""
+    mark = f'<div class="mark moving" style="border-left:1px dashed {MUTED}"></div>'
+    return _into_plots(markup, mark)
+
+
+def mark_style(fig: Spec, x: float) -> Markup:
+    """The style that puts ``with_moving_mark``'s lines at ``x`` of ``fig``'s x axis (every plot
+    of the figures drawn with it shares that axis's range)."""
+    x_span = tuple(float(v) for v in fig["layout"]["xaxis"]["range"])
+    at = 100 * _up(float(x), x_span)
+    return Markup(f"<style>:root {{ {MARK_X}: {at:.4f}%; --mark-shown: visible; }}</style>")
+
+
+def _into_plots(markup: str, piece: str) -> Markup:
+    """``markup`` with ``piece`` first in every plot's box."""
+    return Markup(re.sub(r'(<div class="ln-plot" [^>]*>)', lambda m: m.group(1) + piece, markup))

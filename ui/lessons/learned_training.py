@@ -3,7 +3,7 @@ along training, the step shown marked, and the five likeliest next words at a st
 
 As ``ui.lessons.learned``'s heads: cached on keyword scalars, each figure kept and shared
 read-only (``ui.draw.wire.keep``). They reach the page as markup: the training charts drawn
-once a look (``ui.draw.lines_markup``), a step adding its mark.
+once a look (``ui.draw.lines_markup``), a step moving their mark with a style of its own.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from ui.draw.charts import bar_chart
 from ui.draw.heatmap_table import figures_box
 from ui.draw.line_plan import NARROWEST
 from ui.draw.lines import Panel, line_panels
-from ui.draw.lines_markup import lines_markup, with_mark
+from ui.draw.lines_markup import lines_markup, mark_style, with_moving_mark
 from ui.draw.markup import Markup
 from ui.draw.style import Look
 from ui.draw.wire import Spec, fast_figure, keep
@@ -78,23 +78,23 @@ def _training_lines(*, lang: str, phone: bool, scale: float = 1.0) -> tuple[Spec
 
 
 @shared(8)
-def _training_markup(*, lang: str, phone: bool, scale: float = 1.0) -> tuple[Markup, ...]:
-    """``_training_lines`` as markup (``ui.draw.lines_markup``), drawn once a look (shared)."""
+def training_markup(*, lang: str, phone: bool, scale: float = 1.0) -> Markup:
+    """The training charts (``_training_lines``) as markup (``ui.draw.lines_markup``) in one box
+    (it wraps them, and scrolls sideways in a column narrower than one), each plot with the
+    dashed line that ``step_style`` places: drawn once a look, read-only, shared. A new step
+    sends its style, not the charts."""
     lines = _training_lines(lang=lang, phone=phone, scale=scale)
     keys = ["loss"] + [f"scores{layer}" for layer in range(len(lines) - 1)]
-    return tuple(lines_markup(fig, key=key, width=NARROWEST[True]) for fig, key in zip(lines, keys))
-
-
-@shared(128)
-def training_markup(*, step: int, lang: str, phone: bool, scale: float = 1.0) -> Markup:
-    """The training charts (``_training_lines``) as the markup of one box (it wraps them, and
-    scrolls sideways in a column narrower than one), each with the dashed line at ``step`` in
-    every plot (``ui.draw.lines.marked``'s): the lines drawn once a look, the mark added
-    (shared). The text above the charts names the step."""
-    lines = _training_lines(lang=lang, phone=phone, scale=scale)
-    drawn = _training_markup(lang=lang, phone=phone, scale=scale)
-    charts = [with_mark(markup, fig, float(step)) for markup, fig in zip(drawn, lines)]
+    charts = [
+        with_moving_mark(lines_markup(fig, key=key, width=NARROWEST[True]))
+        for fig, key in zip(lines, keys)
+    ]
     return figures_box(charts, label=translator(TEXT, lang)("training"))
+
+
+def step_style(*, step: int, lang: str, phone: bool, scale: float = 1.0) -> Markup:
+    """The style that stands ``training_markup``'s dashed lines at ``step``."""
+    return mark_style(_training_lines(lang=lang, phone=phone, scale=scale)[0], float(step))
 
 
 @shared(512)
