@@ -212,7 +212,7 @@ def heaviest_page() -> tuple[Path, dict[str, int]]:
     for path in page_files():
         at = AppTest.from_file(str(path), default_timeout=60)
         at.run()
-        before = set(_drawn(at))
+        before = {key for key, _, _ in _drawn(at)}
         if has_control(at, "seed"):  # a page without the seed: its heatmaps count none
             at.number_input(key="seed").set_value(1).run()
         charts = _drawn(at)
