@@ -21,7 +21,7 @@ from ui.frame.follow import OUTLINE, outline_row
 TOKENS = ["the", "cat", "<b>sat</b>"]
 PATTERN = np.array([[1.0, 0.0, 0.0], [0.25, 0.75, 0.0], [0.125, 0.5, 0.375]])
 HIDDEN = np.triu(np.ones((3, 3), dtype=bool), k=1)
-CELL = re.compile(r'<td style="background:rgb\((\d+),(\d+),(\d+)\);color:([^"]+)"')
+CELL = re.compile(r'<td style="background:#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2});color:([^"]+)"')
 
 
 def _figure(lang: str = "en") -> dict:
@@ -62,10 +62,10 @@ def test_each_cell_has_its_scales_colour_and_a_number_that_reads_on_it() -> None
     shown = PATTERN[~HIDDEN]  # row by row, the cells that are not masked
     assert len(cells) == len(shown) == 6
     want = cell_colours(shown, fig["data"][0]["colorscale"], 0.0, 1.0)
-    assert [tuple(int(c) for c in cell[:3]) for cell in cells] == [tuple(w) for w in want]
-    assert cells[0][:3] == ("253", "231", "37")  # 1.00: viridis' top, #fde725
+    assert [tuple(int(c, 16) for c in cell[:3]) for cell in cells] == [tuple(w) for w in want]
+    assert cells[0][:3] == ("fd", "e7", "25")  # 1.00: viridis' top, #fde725
     for *channels, ink in cells:
-        back = luminance(np.array([int(c) for c in channels]))
+        back = luminance(np.array([int(c, 16) for c in channels]))
         text = luminance(np.array({"#000": (0, 0, 0), "#fff": (255, 255, 255)}[ink]))
         ratio = (max(back, text) + 0.05) / (min(back, text) + 0.05)
         assert ratio >= 4.5

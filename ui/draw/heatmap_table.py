@@ -182,7 +182,10 @@ def _cell(v: float, rgb: list[int], ink: str, tip: str, inside: str) -> str:
     if v != v:
         return f'<td class="masked"{tip}>{inside}</td>'
     colour = f";color:{ink}" if ink else ""
-    return f'<td style="background:rgb({rgb[0]},{rgb[1]},{rgb[2]}){colour}"{tip}>{inside}</td>'
+    # #rrggbb: 32 tokens × 64 features a matrix, four matrices a page, every byte counts
+    return (
+        f'<td style="background:#{rgb[0]:02x}{rgb[1]:02x}{rgb[2]:02x}{colour}"{tip}>{inside}</td>'
+    )
 
 
 def _followed(shapes: Sequence[dict], cols: int) -> dict[int, str]:

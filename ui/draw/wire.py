@@ -191,20 +191,23 @@ def derived_layout(layout: dict, **changes: Any) -> dict:
     return out
 
 
-def keep(fig: Spec) -> Spec:
+def keep(fig: Spec, *, wire: bool = True) -> Spec:
     """``fig`` as a figure that never changes again, for a cache to return: its traces and its
     layout read-only (a change raises), their wire form built now, once, and sent as it is on
     every rerun (walking a 16-head grid's 16 000 cells each time cost more than the rest of its
     rerun); built here, not at the first send, so that the cache that keeps the figure weighs
     it whole. A figure built from a kept one that shares its traces list
-    (``ui.frame.follow.outline_row``: the same traces, a new layout) reuses their wire form."""
+    (``ui.frame.follow.outline_row``: the same traces, a new layout) reuses their wire form.
+    ``wire=False``: a figure a page draws as markup (``ui.draw.heatmap_table`` and its kin),
+    never sent as plotly's JSON: read-only, its text alternative written once, no wire form."""
     data, layout = fig["data"], fig["layout"]
     kept = {
         "data": data if isinstance(data, _KeptTraces) else _KeptTraces(data),
         "layout": layout if isinstance(layout, _KeptLayout) else _KeptLayout(layout),
     }
-    _wired_traces(kept["data"])
-    _wired_layout(kept["layout"])
+    if wire:
+        _wired_traces(kept["data"])
+        _wired_layout(kept["layout"])
     return kept
 
 

@@ -67,8 +67,8 @@ def _figures(*, setting: Setting, look: Look, eps: float) -> dict[str, tuple[Spe
         look=look,
     )
     return {
-        "matrices": tuple(keep(piece) for piece in matrices),
-        "row_stats": (keep(means), keep(stds)),
+        "matrices": tuple(keep(piece, wire=False) for piece in matrices),
+        "row_stats": (keep(means, wire=False), keep(stds, wire=False)),
     }
 
 

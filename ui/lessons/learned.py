@@ -151,7 +151,7 @@ def focused(
     title = head_title(*roles[layer][head], layer, head, lang)
     style["masked"] = ~run.layers[0].mask  # the mask draws no width: not in the fit
     pattern = run.layers[layer].heads[head].pattern
-    large = keep(_piece(pattern, labels, title, fitted, widest, **style))
+    large = keep(_piece(pattern, labels, title, fitted, widest, **style), wire=False)
     return large
 
 
@@ -252,4 +252,4 @@ def small_heads(*, step: int, ids: tuple[int, ...], lang: str, phone: bool, scal
         "margin": {"l": 0, "r": 0, "t": 0, "b": 0, "pad": 0},
         "separators": look.separators(),
     }
-    return keep(fast_figure(data, look.chart_text(layout)))
+    return keep(fast_figure(data, look.chart_text(layout)), wire=False)

@@ -74,7 +74,7 @@ def _training_lines(*, lang: str, phone: bool, scale: float = 1.0) -> tuple[Spec
         sizes = {"phone": phone, "height": PANEL_PX[phone], "look": look, "width": WIDTH_PX}
         figures.append(line_panels(measured, panels, x_title=t("step_axis"), **sizes))
     # kept: every step's marked copy shares these traces, so their wire form is built once
-    return tuple(keep(fig) for fig in figures)
+    return tuple(keep(fig, wire=False) for fig in figures)
 
 
 @shared(8)
@@ -133,7 +133,7 @@ def predictions(
         "yaxis": layout["yaxis"] | {"range": [0, ceiling], "dtick": tick, "tick0": 0},
     }
     layout["yaxis"].pop("rangemode", None)
-    return keep(fast_figure(chart["data"], layout))
+    return keep(fast_figure(chart["data"], layout), wire=False)
 
 
 def _nice_step(top: float) -> float:

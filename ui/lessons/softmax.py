@@ -87,7 +87,7 @@ def _outlined(
     """``_figures`` with row ``token`` outlined in each heatmap (kept, shared)."""
     figures = _figures(setting=setting, look=look, head=head, temperature=temperature, scale=scale)
     return {
-        key: keep(outline_row(fig, token)) if key != "row_entropy" else fig
+        key: keep(outline_row(fig, token), wire=False) if key != "row_entropy" else fig
         for key, fig in figures.items()
     }
 
@@ -126,7 +126,7 @@ def _figures(
     if not setting.causal:
         del styles["masked"]
     figures = {
-        key: keep(heatmap(matrix, labels, labels, **style, **axes))
+        key: keep(heatmap(matrix, labels, labels, **style, **axes), wire=False)
         for key, (matrix, style) in styles.items()
     }
     ceiling = llm.max_row_entropy(len(labels), setting.causal)
@@ -138,7 +138,7 @@ def _figures(
         height=280,
         look=look,
     )
-    return figures | {"row_entropy": keep(entropy)}
+    return figures | {"row_entropy": keep(entropy, wire=False)}
 
 
 @shared(32)
