@@ -272,10 +272,11 @@ def test_a_kept_figures_alt_is_written_once_for_its_traces(monkeypatch) -> None:
 def test_a_training_steps_charts_say_what_a_fresh_description_says(lang: str) -> None:
     """/learned's training charts at a step are named by their unmarked charts' words: the
     step's dashed line has no name, so a description written anew from the marked figure is
-    the same, word for word; and the markup with the mark added is the marked figure's."""
+    the same, word for word; and the step's style stands the charts' dashed line where the
+    marked figure draws it, the rest of the markup the same."""
     import llm
     from ui.draw.lines import marked
-    from ui.draw.lines_markup import lines_markup, with_mark
+    from ui.draw.lines_markup import lines_markup, mark_style
     from ui.draw.style import Look
     from ui.lessons.learned_training import _training_lines, training_markup
 
@@ -290,7 +291,12 @@ def test_a_training_steps_charts_say_what_a_fresh_description_says(lang: str) ->
             assert describe(fig, lang) == describe(base, lang)
             assert len(fig["layout"]["shapes"]) > len(base["layout"]["shapes"])
             drawn = lines_markup(fig, key="k", width=500)
-            added = with_mark(lines_markup(base, key="k", width=500), base, float(step))
-            assert sorted(re.findall(r"<div[^>]*>", drawn)) == sorted(
-                re.findall(r"<div[^>]*>", added)
-            )
+            plain = lines_markup(base, key="k", width=500)
+            divs = [
+                sorted(d for d in re.findall(r"<div[^>]*>", m) if 'class="mark"' not in d)
+                for m in (drawn, plain)
+            ]
+            assert divs[0] == divs[1]
+            (at,) = set(re.findall(r'class="mark" data-x="[^"]*" style="left:([\d.]+)%', drawn))
+            (placed,) = re.findall(r"--mark-x: ([\d.]+)%;", mark_style(base, float(step)))
+            assert float(placed) == pytest.approx(float(at), abs=0.006)

@@ -13,7 +13,7 @@ import pytest
 from tests.apptest_pages import lines_shown
 from ui.draw.line_plan import Panel
 from ui.draw.lines import line_panels, marked
-from ui.draw.lines_markup import _band, lines_markup, mark_style, with_mark, with_moving_mark
+from ui.draw.lines_markup import _band, lines_markup, mark_style, with_moving_mark
 from ui.draw.style import Look
 
 STEPS = [0, 10, 20, 30, 40]
@@ -79,13 +79,17 @@ def test_each_series_stands_at_its_values_on_round_numbers() -> None:
     assert float(level) == pytest.approx(100 * 0.5 / top, abs=0.006)
 
 
-def test_the_mark_added_is_the_marked_figure_s() -> None:
+def _divs(markup: str, without: str) -> list[str]:
+    """The markup's ``<div>`` tags, sorted, those whose class is ``without`` left out."""
+    return sorted(d for d in re.findall(r"<div[^>]*>", markup) if f'class="{without}"' not in d)
+
+
+def test_a_marked_figure_draws_its_mark_at_its_x_and_nothing_else_moves() -> None:
     base = _figure()
     drawn = lines_markup(marked(base, 20.0), key="k")
-    added = with_mark(lines_markup(base, key="k"), base, 20.0)
-    assert sorted(re.findall(r"<div[^>]*>", drawn)) == sorted(re.findall(r"<div[^>]*>", added))
-    assert [s["x0"] for s in lines_shown(added)["layout"]["shapes"] if "x0" in s] == [20.0]
-    (at,) = re.findall(r'class="mark" data-x="20.0" style="left:([\d.]+)%', added)
+    assert _divs(drawn, "mark") == _divs(lines_markup(base, key="k"), "mark")
+    assert [s["x0"] for s in lines_shown(drawn)["layout"]["shapes"] if "x0" in s] == [20.0]
+    (at,) = re.findall(r'class="mark" data-x="20.0" style="left:([\d.]+)%', drawn)
     assert float(at) == pytest.approx(100 * 21 / 42, abs=0.006)  # x from -1 to 41
 
 
@@ -113,8 +117,10 @@ def test_a_moving_mark_stands_where_the_marked_figure_puts_it() -> None:
     base = _figure()
     moving = with_moving_mark(lines_markup(base, key="k"))
     assert moving.count('class="mark moving"') == moving.count('class="ln-plot"') == 1
+    assert _divs(moving, "mark moving") == _divs(lines_markup(base, key="k"), "mark moving")
     (fixed,) = re.findall(
-        r'class="mark" data-x="30.0" style="left:([\d.]+)%', with_mark(moving, base, 30.0)
+        r'class="mark" data-x="30.0" style="left:([\d.]+)%',
+        lines_markup(marked(base, 30.0), key="k"),
     )
     (placed,) = re.findall(r"--mark-x: ([\d.]+)%;", mark_style(base, 30.0))
     assert float(placed) == pytest.approx(float(fixed), abs=0.006)

@@ -26,6 +26,16 @@ def title_lines(text: str) -> str:
     return "<br>".join(escape(re.sub(r"</?b>", "", line)) for line in text.split("<br>"))
 
 
+def caption_lines(text: str) -> str:
+    """plotly's title markup as escaped text where a line in ``<b>`` stays bold (a title whose
+    first line names it, the others say more): ``"<b>head 1</b><br>induction"`` ->
+    ``"<b>head 1</b><br>induction"``, every line's text escaped."""
+    return "<br>".join(
+        f"<b>{title_lines(line)}</b>" if line.startswith("<b>") else title_lines(line)
+        for line in text.split("<br>")
+    )
+
+
 def nice_ticks(lo: float, hi: float, count: int) -> list[float]:
     """About ``count`` round numbers from ``lo`` to ``hi``: the smallest step of 1, 2, 2.5 or
     5 times a power of ten that ``count`` steps cover, or a finer one where that leaves fewer

@@ -35,6 +35,12 @@ def rgb(colour: str) -> tuple[int, int, int]:
     return r, g, b
 
 
+def hex_colour(channels: Sequence[int]) -> str:
+    """Red, green, blue (0-255) as ``#rrggbb``, ``rgb``'s inverse: the short form a figure of
+    markup writes (32 tokens × 64 features a matrix, four matrices a page)."""
+    return "#{:02x}{:02x}{:02x}".format(*channels)
+
+
 def luminance(colours: np.ndarray) -> np.ndarray:
     """WCAG 2's relative luminance of sRGB colours (0-255, last axis r, g, b).
     Shapes: [..., 3] -> [...]."""

@@ -22,8 +22,8 @@ from html import escape
 
 import numpy as np
 
-from ui.draw.axis_text import figure_caption, nice_ticks, tick_text, title_lines
-from ui.draw.contrast import cell_colours, colour_range, ink_and_number
+from ui.draw.axis_text import caption_lines, figure_caption, nice_ticks, tick_text, title_lines
+from ui.draw.contrast import cell_colours, colour_range, hex_colour, ink_and_number
 from ui.draw.describe_words import Spec
 from ui.draw.labels import label_px
 from ui.draw.markup import Markup
@@ -125,13 +125,9 @@ def _grid_caption(layout: dict) -> str:
     if not notes:
         return ""
     size = notes[0].get("font", {}).get("size", 14)
-    lines = notes[0]["text"].split("<br>")
-    bold = [line.startswith("<b>") for line in lines]
     # a line in bold and the others not (/learned's head, its role under it); else all bold
-    shown = "<br>".join(
-        f"<b>{title_lines(line)}</b>" if b else title_lines(line) for line, b in zip(lines, bold)
-    )
-    kind = ' class="parts"' if any(bold) else ""
+    kind = ' class="parts"' if "<b>" in notes[0]["text"] else ""
+    shown = caption_lines(notes[0]["text"])
     return f'<figcaption{kind} style="font-size:{size}px">{shown}</figcaption>'
 
 
@@ -182,10 +178,7 @@ def _cell(v: float, rgb: list[int], ink: str, tip: str, inside: str) -> str:
     if v != v:
         return f'<td class="masked"{tip}>{inside}</td>'
     colour = f";color:{ink}" if ink else ""
-    # #rrggbb: 32 tokens × 64 features a matrix, four matrices a page, every byte counts
-    return (
-        f'<td style="background:#{rgb[0]:02x}{rgb[1]:02x}{rgb[2]:02x}{colour}"{tip}>{inside}</td>'
-    )
+    return f'<td style="background:{hex_colour(rgb)}{colour}"{tip}>{inside}</td>'
 
 
 def _followed(shapes: Sequence[dict], cols: int) -> dict[int, str]:
@@ -255,11 +248,7 @@ def _colour_bar(
     bar = trace.get("colorbar", {})
     lo, hi = span
     length = bar.get("len", z.shape[0] * cell)
-    steps = np.linspace(0.0, 1.0, 9)
-    colours = cell_colours(lo + (hi - lo) * steps, trace["colorscale"], lo, hi).astype(int)
-    gradient = ", ".join(
-        f"rgb({r},{g},{b}) {100 * s:g}%" for (r, g, b), s in zip(colours.tolist(), steps)
-    )
+    gradient = _scale_gradient(trace, span, "to top")
     comma = layout.get("separators", ".,")[0] == ","
     count = min(MAX_BAR_TICKS, max(2, int(length // BAR_TICKS_PX)))
     numbers = [(v, tick_text(v, comma)) for v in nice_ticks(lo, hi, count)]
@@ -281,20 +270,27 @@ def _colour_bar(
     return (
         f'<div class="hm-bar" style="height:{length:g}px;width:{math.ceil(width)}px" '
         'aria-hidden="true">'
-        f'<div class="scale" style="height:100%;background:linear-gradient(to top, {gradient})">'
+        f'<div class="scale" style="height:100%;background:{gradient}">'
         f"</div>{ticks}</div>"
     )
+
+
+def _scale_gradient(trace: dict, span: tuple[float, float], direction: str) -> str:
+    """The trace's colour scale from ``span``'s low to its high as a CSS gradient towards
+    ``direction`` ("to top" for an upright bar, "to right" for a lying one), nine stops."""
+    lo, hi = span
+    steps = np.linspace(0.0, 1.0, 9)
+    colours = cell_colours(lo + (hi - lo) * steps, trace["colorscale"], lo, hi).astype(int)
+    stops = ", ".join(
+        f"rgb({r},{g},{b}) {100 * s:g}%" for (r, g, b), s in zip(colours.tolist(), steps)
+    )
+    return f"linear-gradient({direction}, {stops})"
 
 
 def _lying_bar(trace: dict, layout: dict, width: float, span: tuple[float, float]) -> str:
     """The colour bar lying over the cells, as wide as they are: its title over it, the scale
     from ``span``'s low (left) to its high, a few round numbers under it."""
     lo, hi = span
-    steps = np.linspace(0.0, 1.0, 9)
-    colours = cell_colours(lo + (hi - lo) * steps, trace["colorscale"], lo, hi).astype(int)
-    gradient = ", ".join(
-        f"rgb({r},{g},{b}) {100 * s:g}%" for (r, g, b), s in zip(colours.tolist(), steps)
-    )
     comma = layout.get("separators", ".,")[0] == ","
     count = min(MAX_BAR_TICKS, max(2, int(width // (2 * BAR_TICKS_PX))))
     ticks = "".join(
@@ -305,7 +301,7 @@ def _lying_bar(trace: dict, layout: dict, width: float, span: tuple[float, float
     named = f'<div class="bar-title">{title_lines(title)}</div>' if title else ""
     return (
         f'<div class="hm-lying" aria-hidden="true" style="width:{width:g}px">{named}'
-        f'<div class="scale" style="background:linear-gradient(to right, {gradient})"></div>'
+        f'<div class="scale" style="background:{_scale_gradient(trace, span, "to right")}"></div>'
         f'<div class="numbers">{ticks}</div></div>'
     )
 

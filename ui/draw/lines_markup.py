@@ -285,15 +285,6 @@ def _legend(fig: Spec, margin: dict, paper: tuple) -> str:
     )
 
 
-def with_mark(markup: str, fig: Spec, x: float) -> Markup:
-    """``lines_markup`` of ``fig`` (unmarked) with the dashed line at ``x`` in every plot, as
-    ``ui.draw.lines.marked`` draws it: the same markup as the marked figure's, without drawing
-    the lines again."""
-    x_span = tuple(float(v) for v in fig["layout"]["xaxis"]["range"])
-    shape = {"xref": "x", "x0": x, "line": {"color": MUTED, "dash": "dash"}}
-    return _into_plots(markup, _shape(shape, x_span, (0.0, 1.0), False))
-
-
 def with_moving_mark(markup: str) -> Markup:
     """``lines_markup`` with a dashed line in every plot at the place ``mark_style`` sets for the
     page (the CSS variable MARK_X; none shown before it is set): a new x moves the line without
@@ -303,8 +294,9 @@ def with_moving_mark(markup: str) -> Markup:
 
 
 def mark_style(fig: Spec, x: float) -> Markup:
-    """The style that puts ``with_moving_mark``'s lines at ``x`` of ``fig``'s x axis (every plot
-    of the figures drawn with it shares that axis's range)."""
+    """The style that puts ``with_moving_mark``'s lines at ``x`` of ``fig``'s x axis, where the
+    figure ``ui.draw.lines.marked`` draws its dashed line (every plot of the figures drawn with
+    it shares that axis's range)."""
     x_span = tuple(float(v) for v in fig["layout"]["xaxis"]["range"])
     at = 100 * _up(float(x), x_span)
     return Markup(f"<style>:root {{ {MARK_X}: {at:.4f}%; --mark-shown: visible; }}</style>")

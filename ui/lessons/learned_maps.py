@@ -15,7 +15,8 @@ from html import escape
 
 import numpy as np
 
-from ui.draw.contrast import cell_colours
+from ui.draw.axis_text import caption_lines
+from ui.draw.contrast import cell_colours, hex_colour
 from ui.draw.heatmap_table import figures_box, heatmap_table
 from ui.draw.markup import Markup
 from ui.draw.style import MASKED_COLOUR, Look
@@ -105,18 +106,14 @@ def _small(trace: dict, title: str, k: int, outlined: bool, layout: dict, gap: i
     painted = _rows_painted(z, rgb.astype(int), size, spacing)
     width, height = (n * (size + spacing) - spacing for n in (z.shape[1], z.shape[0]))
     lines = title.split("<br>")
-    caption = "<br>".join(
-        f"<b>{escape(_plain(line))}</b>" if line.startswith("<b>") else escape(_plain(line))
-        for line in lines
-    )
     frame = f";outline:{OUTLINE_WIDTH}px solid {OUTLINE};outline-offset:2px" if outlined else ""
     z_bytes = base64.b64encode(np.ascontiguousarray(z).tobytes()).decode()
     key = f"patterns-all-{k}" if k else "patterns-all"
     return (
         f'<figure class="lab-small" role="img" aria-label="{escape(_named(lines))}" '
         f'data-key="{key}" data-z="{z_bytes}" data-shape="{z.shape[0]},{z.shape[1]}" '
-        f'data-focus="{str(outlined).lower()}" style="font-size:{notes_px(layout)}px">'
-        f"<figcaption>{caption}</figcaption>"
+        f'data-focus="{str(outlined).lower()}" style="font-size:{_notes_px(layout)}px">'
+        f"<figcaption>{caption_lines(title)}</figcaption>"
         f'<div class="cells" style="--cell:{size:g}px;width:{width:g}px;height:{height:g}px;'
         f'background:{painted}{frame}"></div></figure>'
     )
@@ -131,7 +128,7 @@ def _rows_painted(z: np.ndarray, rgb: np.ndarray, size: float, spacing: int) -> 
     for i, row in enumerate(z.tolist()):
         stops = []
         for j, v in enumerate(row):
-            colour = MASKED_COLOUR if v != v else _hex(rgb[i, j].tolist())
+            colour = MASKED_COLOUR if v != v else hex_colour(rgb[i, j].tolist())
             stops.append(f"{colour} {j * pitch:g}px {j * pitch + size:g}px")
             if spacing:
                 stops.append(f"#0000 {j * pitch + size:g}px {(j + 1) * pitch:g}px")
@@ -141,17 +138,12 @@ def _rows_painted(z: np.ndarray, rgb: np.ndarray, size: float, spacing: int) -> 
     return ",".join(layers)
 
 
-def _hex(rgb: list[int]) -> str:
-    """A colour as #rrggbb."""
-    return "#{:02x}{:02x}{:02x}".format(*rgb)
-
-
 def _named(lines: list[str]) -> str:
     """A small head's name for a screen reader: its title's lines, one after the other."""
     return " · ".join(_plain(line) for line in lines)
 
 
-def notes_px(layout: dict) -> int:
+def _notes_px(layout: dict) -> int:
     """The small heads' titles' size (px): their figure's."""
     return layout["annotations"][-1]["font"]["size"]
 
