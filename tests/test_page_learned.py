@@ -24,10 +24,12 @@ from tests.apptest_pages import (
     page_list,
     shown_settings,
     shown_text,
+    small_shown,
     tables,
     z_of,
 )
 from ui.lab.shared_cache import STORE
+from ui.lessons.learned_maps import SMALL_CSS
 from ui.text.learned import TEXT
 from ui.text.questions import TEXT as QUESTION_TEXT
 
@@ -68,17 +70,21 @@ def small_titles(at: AppTest) -> list[str]:
 
 def plans(
     *, lang: str = "en", present: bool = False, focus: tuple[int, int] = (1, 1), text: str = ""
-) -> tuple[dict, dict]:
-    """What the page plans for the heads at the last step on ``text`` (the default sentence)
-    and draws as markup (``ui.lessons.learned_maps``): the large head's figure (``focused``),
-    the small heads' (``small_heads``)."""
-    from ui.lessons.learned import focused, small_heads
+) -> tuple[dict, list[dict], str]:
+    """What the page plans for the heads at the last step on ``text`` (the default sentence):
+    the large head's figure (``focused``), which ``ui.lessons.learned_maps`` draws as a table,
+    and the small heads as that module writes them (``heads_markup``): each read back
+    (``small_shown``), and the whole markup."""
+    from ui.lessons.learned import focused
+    from ui.lessons.learned_maps import heads_markup
 
     model = llm.load_model()
     drawn = {"step": model.steps[-1], "ids": tuple(model.encode(text or DEFAULT)), "lang": lang}
     drawn |= {"phone": False, "scale": 1.25 if present else 1.0}
     large = focused(layer=focus[0], head=focus[1], **drawn)
-    return large, small_heads(**drawn)
+    markup = heads_markup(focus=0, **drawn)
+    heads = [small_shown(m) for m in re.findall(r'<figure class="lab-small".*?</figure>', markup)]
+    return large, heads, markup
 
 
 def expected_patterns(step: int | None, text: str = DEFAULT) -> list[np.ndarray]:
@@ -387,27 +393,21 @@ def test_the_large_head_keeps_the_class_sizes_in_the_zoomed_column(lang: str) ->
     # the colour scale lies over the cells, titled
     assert shown["layout"]["lying_bar"]["title"] == TEXT[lang]["scale"]
     assert shown["layout"]["coloraxis"] == {"cmin": 0.0, "cmax": 1.0}
-    large, small = plans(lang=lang)
+    large, small, markup = plans(lang=lang)
     assert _cells(large) == (32.0, 13)  # what the table draws is the plan
     assert large["layout"]["width"] <= ZOOMED
     assert not large["layout"]["coloraxis"].get("showscale", True)  # the bar stands above
-    # the small heads: a row a layer, inside the zoomed column, without numbers, on the same
-    # colour scale; as the page draws them, their cells as planned
-    assert small["layout"]["width"] <= ZOOMED
-    assert all("text" not in trace for trace in small["data"])
-    assert small["layout"]["coloraxis"]["cmin"] == 0.0 and small["layout"]["coloraxis"]["cmax"] == 1
-    rows = sorted(
-        {round(small["layout"][f"yaxis{k + 1 if k else ''}"]["domain"][1], 3) for k in range(8)}
-    )
-    assert len(rows) == 2  # layer 0's row, layer 1's row
-    fonts = [note["font"]["size"] for note in small["layout"]["annotations"]]
-    assert min(fonts) >= 13
-    side = (small["layout"]["xaxis"]["domain"][1] - small["layout"]["xaxis"]["domain"][0]) * small[
-        "layout"
-    ]["width"]
+    # the small heads: a row a layer, without numbers, 8 px cells 1 px apart (104 px for 13
+    # tokens): four heads' cells and their gaps inside the zoomed column; as the page draws them
+    assert markup.count('class="sm-row"') == 2 and len(small) == 8
+    assert "<td" not in markup and "<table" not in markup
+    assert {head["layout"]["cell_px"] for head in small} == {7.0}
+    gap = int(re.search(r'class="sm-row" style="gap:(\d+)px"', markup)[1])
+    assert 4 * (13 * 8 - 1) + 3 * gap <= ZOOMED
+    fonts = [int(px) for px in re.findall(r'class="lab-small"[^>]*font-size:(\d+)px', markup)]
+    assert len(fonts) == 8 and min(fonts) >= 13
     heads = figure_pieces(at, "patterns-all")
-    assert len(heads) == 8
-    assert {head["layout"]["cell_px"] + 1 for head in heads} == {round(side) / 13}
+    assert [head["layout"]["cell_px"] for head in heads] == [7.0] * 8
 
 
 def test_every_head_drawn_large_has_the_same_cells() -> None:
@@ -422,7 +422,7 @@ def test_presenter_mode_keeps_projector_cells_and_large_titles() -> None:
     at = opened(present="true")
     cell, number = _cells(figure(at, "patterns"))
     assert cell >= 48 and number == 16
-    large, small = plans(present=True)
+    large, small, markup = plans(present=True)
     layout = large["layout"]
     assert _cells(large) == (cell, number)
     assert layout["width"] <= 800  # a projector's column with the sidebar open
@@ -430,15 +430,19 @@ def test_presenter_mode_keeps_projector_cells_and_large_titles() -> None:
     assert title["font"]["size"] >= 16 and title["text"].startswith("<b>")
     # room over the title: the figure's top margin holds its two lines and more
     assert layout["margin"]["t"] >= 2 * title["font"]["size"] + 16
-    assert min(note["font"]["size"] for note in small["layout"]["annotations"]) >= 17
-    assert small["layout"]["width"] <= 800
+    # the small heads' cells grow with the text: 10 px for 13 tokens (130 px), four heads'
+    # cells and gaps inside a projector's column
+    assert {head["layout"]["cell_px"] for head in small} == {9.0}
+    gap = int(re.search(r'class="sm-row" style="gap:(\d+)px"', markup)[1])
+    assert 4 * (13 * 10 - 1) + 3 * gap <= 800
     body = "".join(e.proto.body for e in at.main.get("html") if "lab-small-heads" in e.proto.body)
     sizes = [int(px) for px in re.findall(r'class="lab-small"[^>]*font-size:(\d+)px', body)]
     assert len(sizes) == 8 and min(sizes) >= 17  # the titles as planned
 
 
 def test_a_phone_draws_the_heads_inside_its_column() -> None:
-    from ui.lessons.learned import focused, small_heads
+    from ui.lessons.learned import focused
+    from ui.lessons.learned_maps import heads_markup
 
     ids = tuple(llm.load_model().encode(DEFAULT))
     steps = llm.load_model().steps
@@ -446,29 +450,34 @@ def test_a_phone_draws_the_heads_inside_its_column() -> None:
     large = focused(layer=1, head=1, **drawn)
     assert _cells(large) == (18.0, 0)  # too small for numbers: the folded table holds them
     assert large["layout"]["width"] <= PHONE
-    small = small_heads(**drawn)["layout"]
-    assert small["width"] <= PHONE
-    columns = {small[f"xaxis{k + 1 if k else ''}"]["domain"][0] for k in range(8)}
-    assert len(columns) == 2  # two heads a row
+    # the small heads wrap in their row: two heads' cells and their gap fit a phone's column
+    markup = heads_markup(focus=0, **drawn)
+    gap = int(re.search(r'class="sm-row" style="gap:(\d+)px"', markup)[1])
+    assert 2 * (13 * 8 - 1) + gap <= PHONE and "flex-wrap: wrap" in SMALL_CSS
 
 
-def test_the_small_heads_hover_their_values_and_not_their_masked_cells() -> None:
-    from ui.lessons.learned import model_run, small_heads
+def test_the_small_heads_carry_their_values_and_their_names() -> None:
+    from ui.lessons.learned import model_run
+    from ui.lessons.learned_maps import heads_markup
 
     ids = tuple(llm.load_model().encode(DEFAULT))
     step = llm.load_model().steps[-1]
-    fig = small_heads(step=step, ids=ids, lang="fr", phone=False, scale=1.0)
+    markup = heads_markup(step=step, ids=ids, focus=5, lang="fr", phone=False, scale=1.0)
+    found = re.findall(r'<figure class="lab-small".*?</figure>', markup)
     patterns = [h.pattern for layer in model_run(step=step, ids=ids).layers for h in layer.heads]
     masked = np.triu(np.ones((len(ids), len(ids)), dtype=bool), k=1)  # the causal mask's future
-    for trace, pattern in zip(fig["data"], patterns, strict=True):
-        # no hover label on a masked cell, and no text a cell to send: the value is plotly's z,
-        # written with the figure's separators (a decimal comma in French)
-        assert trace["hoverongaps"] is False and "customdata" not in trace
-        assert "%{z:.6g}" in trace["hovertemplate"]
-        z = np.asarray(trace["z"], dtype=np.float64)
+    for k, (head, pattern) in enumerate(zip(map(small_shown, found), patterns, strict=True)):
+        # every value, NaN on the masked future; the head named by its title's lines, in
+        # French with a decimal comma; only the head drawn large outlined
+        z = z_of(head)
         assert np.array_equal(np.isnan(z), masked)
-        assert np.allclose(z[~masked], pattern[~masked])
-    assert fig["layout"]["separators"] == ", "
+        assert np.array_equal(z[~masked], pattern[~masked])
+        lines = html.unescape(head["layout"]["annotations"][0]["text"]).split("<br>")
+        assert html.unescape(head["alt"]) == " · ".join(
+            line.replace("<b>", "").replace("</b>", "") for line in lines
+        )
+        assert lines[0] == f"<b>tête {k % 4}</b>" and head["layout"]["outlined"] == (k == 5)
+    assert "score 1,00" in markup
 
 
 def test_a_short_sentence_keeps_the_cells_and_numbers_of_the_lessons() -> None:

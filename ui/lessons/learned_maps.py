@@ -2,9 +2,10 @@
 table under its colour scale (``ui.draw.heatmap_table``), and every head small, a grid of
 coloured cells each, the one drawn large outlined.
 
-Each draws the figure ``ui.lessons.learned`` plans (``focused``, ``small_heads``): the same cells,
-titles, colours and mask, nothing decided again. A new training step, sentence or head redraws
-them without plotly.js laying out a chart. Cached on keyword scalars, shared, like the figures.
+The large head draws the figure ``ui.lessons.learned.focused`` plans: the same cells, titles,
+colours and mask, nothing decided again. The small heads are written straight from the model's
+run, their titles from ``small_titles``. A new training step, sentence or head redraws them
+without plotly.js laying out a chart. Cached on keyword scalars, shared.
 """
 
 from __future__ import annotations
@@ -15,18 +16,30 @@ from html import escape
 
 import numpy as np
 
+from llm import behaviour
 from ui.draw.axis_text import caption_lines
-from ui.draw.contrast import cell_colours, hex_colour
+from ui.draw.contrast import cell_colours
+from ui.draw.grid_plan import SUBTITLE_PX
 from ui.draw.heatmap_table import figures_box, heatmap_table
 from ui.draw.markup import Markup
-from ui.draw.style import MASKED_COLOUR, Look
+from ui.draw.style import COLOUR_SCALES, MASKED_COLOUR, Look
 from ui.draw.wire import alt_text
 from ui.frame.follow import OUTLINE, OUTLINE_WIDTH
 from ui.lab.compute import shared
-from ui.lessons.learned import EDGE_PX, SMALL_GAP, focused, small_heads
+from ui.lessons.learned import (
+    EDGE_PX,
+    SMALL_GAP,
+    SMALL_PX,
+    checkpoint,
+    focused,
+    model_run,
+    small_titles,
+)
 from ui.text import translator
 from ui.text.learned import TEXT
 
+# the heads' one colour scale, 0 to 1 (its bar lies over the large head's cells)
+VIRIDIS = COLOUR_SCALES["Viridis"]
 # the small heads: a row of heads a layer under its name, wrapping where the column ends; each
 # head its title over a grid of cells (1 px apart where a cell is 6 px or more, as plotly's gaps)
 SMALL_CSS = """<style>
@@ -64,47 +77,44 @@ def focused_markup(
 def heads_markup(
     *, step: int, ids: tuple[int, ...], focus: int, lang: str, phone: bool, scale: float
 ) -> Markup:
-    """Every head small (``small_heads``): a row a layer under its name, each head titled by
-    what it does at ``step``, head ``focus`` (k = layer × heads + head) outlined. Each head's
-    values ride along as a heatmap table's do (``data-z``, ``data-key`` ``patterns-all``,
+    """Every head small: a row a layer under its name, each head titled by what it does at
+    ``step`` (``small_titles``), head ``focus`` (k = layer × heads + head) outlined; cells of
+    SMALL_PX / T px (at least 1), larger in presenter mode, without numbers. Each head's values
+    ride along as a heatmap table's do (``data-z``, ``data-key`` ``patterns-all``,
     ``patterns-all-1``, ...)."""
-    fig = small_heads(step=step, ids=ids, lang=lang, phone=phone, scale=scale)
-    data, layout = fig["data"], fig["layout"]
-    notes = layout["annotations"]
-    n_layers = len(notes) - len(data)
-    per_layer = len(data) // n_layers
-    gap = math.ceil(SMALL_GAP * Look(lang=lang, phone=phone, scale=scale).text_scale)
+    model, run = checkpoint(step=step), model_run(step=step, ids=ids)
+    look = Look(lang=lang, phone=phone, scale=scale)
+    titles = small_titles(behaviour.roles_at(model.history, step), lang)
+    hidden = ~run.layers[0].mask
+    patterns = [np.where(hidden, np.nan, h.pattern) for layer in run.layers for h in layer.heads]
+    cell = max(1, round(SMALL_PX * scale) // len(ids))
+    gap = math.ceil(SMALL_GAP * look.text_scale)
+    title_px, name_px = look.text_px(SUBTITLE_PX), look.text_px(14)
+    t = translator(TEXT, lang)
     rows = []
-    for layer in range(n_layers):
-        heads = [
-            _small(data[k], notes[n_layers + k]["text"], k, k == focus, layout, gap)
-            for k in range(layer * per_layer, (layer + 1) * per_layer)
-        ]
-        name = _plain(notes[layer]["text"])
+    for layer in range(model.n_layers):
+        ks = range(layer * model.n_heads, (layer + 1) * model.n_heads)
+        heads = [_small(patterns[k], titles[k], k, k == focus, cell, title_px) for k in ks]
         rows.append(
-            f'<div class="sm-name" style="font-size:{notes[layer]["font"]["size"]}px">'
-            f'{escape(name)}</div><div class="sm-row" style="gap:{gap}px">{"".join(heads)}</div>'
+            f'<div class="sm-name" style="font-size:{name_px}px">'
+            f"{escape(t('layer_row', layer=layer))}</div>"
+            f'<div class="sm-row" style="gap:{gap}px">{"".join(heads)}</div>'
         )
-    label = translator(TEXT, lang)("overview_label")
+    label = t("overview_label")
     return Markup(
         f'<div class="lab-small-heads" role="group" aria-label="{escape(label)}" '
         f'style="padding:{EDGE_PX}px">{"".join(rows)}</div>'
     )
 
 
-def _small(trace: dict, title: str, k: int, outlined: bool, layout: dict, gap: int) -> str:
-    """One small head: its title's lines (the first bold) over its cells, named by them."""
-    z = np.asarray(trace["z"], dtype=np.float64)
-    suffix = trace["xaxis"][1:]
-    left, right = layout[f"xaxis{suffix}"]["domain"]
-    side = round((right - left) * layout["width"])
-    cell = side / z.shape[1]
+def _small(z: np.ndarray, title: str, k: int, outlined: bool, cell: int, title_px: int) -> str:
+    """One small head: its title's lines (the first bold) over its cells (``cell`` px, 1 px
+    apart from 6 px), named by them. Shapes: z [T, T], NaN where masked."""
     spacing = 1 if cell >= 6 else 0
-    axis = layout["coloraxis"]
-    rgb = cell_colours(np.nan_to_num(z), axis["colorscale"], axis["cmin"], axis["cmax"])
-    size = round(cell - spacing, 3)
-    painted = _rows_painted(z, rgb.astype(int), size, spacing)
-    width, height = (n * (size + spacing) - spacing for n in (z.shape[1], z.shape[0]))
+    size = cell - spacing
+    rgb = cell_colours(np.nan_to_num(z), VIRIDIS, 0.0, 1.0).astype(int)
+    painted = _rows_painted(z, rgb, size, spacing)
+    width, height = (n * cell - spacing for n in z.shape[::-1])
     lines = title.split("<br>")
     frame = f";outline:{OUTLINE_WIDTH}px solid {OUTLINE};outline-offset:2px" if outlined else ""
     z_bytes = base64.b64encode(np.ascontiguousarray(z).tobytes()).decode()
@@ -112,7 +122,7 @@ def _small(trace: dict, title: str, k: int, outlined: bool, layout: dict, gap: i
     return (
         f'<figure class="lab-small" role="img" aria-label="{escape(_named(lines))}" '
         f'data-key="{key}" data-z="{z_bytes}" data-shape="{z.shape[0]},{z.shape[1]}" '
-        f'data-focus="{str(outlined).lower()}" style="font-size:{_notes_px(layout)}px">'
+        f'data-focus="{str(outlined).lower()}" style="font-size:{title_px}px">'
         f"<figcaption>{caption_lines(title)}</figcaption>"
         f'<div class="cells" style="--cell:{size:g}px;width:{width:g}px;height:{height:g}px;'
         f'background:{painted}{frame}"></div></figure>'
@@ -124,28 +134,24 @@ def _rows_painted(z: np.ndarray, rgb: np.ndarray, size: float, spacing: int) -> 
     (``size`` px, ``spacing`` px apart), a masked one grey. One element a head instead of one a
     cell: 8 instead of 1 352 for the default sentence. Shapes: z [R, C], rgb [R, C, 3]."""
     pitch = size + spacing
+    places = [f" {j * pitch:g}px {j * pitch + size:g}px" for j in range(z.shape[1])]
+    if spacing:  # a gap after each cell, clear
+        gaps = [f",#0000 {j * pitch + size:g}px {(j + 1) * pitch:g}px" for j in range(z.shape[1])]
+        places = [p + g for p, g in zip(places, gaps)]
+    codes = (rgb[..., 0] << 16 | rgb[..., 1] << 8 | rgb[..., 2]).tolist()
+    masked = np.isnan(z).tolist()
     layers = []
-    for i, row in enumerate(z.tolist()):
-        stops = []
-        for j, v in enumerate(row):
-            colour = MASKED_COLOUR if v != v else hex_colour(rgb[i, j].tolist())
-            stops.append(f"{colour} {j * pitch:g}px {j * pitch + size:g}px")
-            if spacing:
-                stops.append(f"#0000 {j * pitch + size:g}px {(j + 1) * pitch:g}px")
-        layers.append(
-            f"linear-gradient(90deg,{','.join(stops)}) 0 {i * pitch:g}px/100% {size:g}px no-repeat"
+    for i, (row, gone) in enumerate(zip(codes, masked)):
+        stops = ",".join(
+            (MASKED_COLOUR if g else f"#{c:06x}") + p for c, g, p in zip(row, gone, places)
         )
+        layers.append(f"linear-gradient(90deg,{stops}) 0 {i * pitch:g}px/100% {size:g}px no-repeat")
     return ",".join(layers)
 
 
 def _named(lines: list[str]) -> str:
     """A small head's name for a screen reader: its title's lines, one after the other."""
     return " · ".join(_plain(line) for line in lines)
-
-
-def _notes_px(layout: dict) -> int:
-    """The small heads' titles' size (px): their figure's."""
-    return layout["annotations"][-1]["font"]["size"]
 
 
 def _plain(text: str) -> str:
