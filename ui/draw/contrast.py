@@ -35,10 +35,12 @@ def rgb(colour: str) -> tuple[int, int, int]:
     return r, g, b
 
 
-def hex_colour(channels: Sequence[int]) -> str:
-    """Red, green, blue (0-255) as ``#rrggbb``, ``rgb``'s inverse: the short form a figure of
-    markup writes (32 tokens × 64 features a matrix, four matrices a page)."""
-    return "#{:02x}{:02x}{:02x}".format(*channels)
+def colour_codes(rgb: np.ndarray) -> list:
+    """Red, green, blue (0-255, last axis) as one 0xrrggbb integer each, which markup writes
+    ``f"#{code:06x}"``: the short form (32 tokens × 64 features a matrix, four matrices a
+    page), one integer a cell instead of a list of three. Shapes: [..., 3] -> nested lists [...]."""
+    rgb = np.asarray(rgb).astype(int)
+    return (rgb[..., 0] << 16 | rgb[..., 1] << 8 | rgb[..., 2]).tolist()
 
 
 def luminance(colours: np.ndarray) -> np.ndarray:

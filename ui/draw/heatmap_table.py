@@ -23,7 +23,7 @@ from html import escape
 import numpy as np
 
 from ui.draw.axis_text import caption_lines, figure_caption, nice_ticks, tick_text, title_lines
-from ui.draw.contrast import cell_colours, colour_range, hex_colour, ink_and_number
+from ui.draw.contrast import cell_colours, colour_codes, colour_range, ink_and_number
 from ui.draw.describe_words import Spec
 from ui.draw.labels import label_px
 from ui.draw.markup import Markup
@@ -145,7 +145,7 @@ def _table(trace: dict, layout: dict, z: np.ndarray, cell: float, span: tuple[fl
     the scale from ``span``'s low to its high) with its number in its ink; the column headers
     under them; the followed row framed."""
     lo, hi = span
-    rgb = cell_colours(np.nan_to_num(z), trace["colorscale"], lo, hi).astype(int).tolist()
+    codes = colour_codes(cell_colours(np.nan_to_num(z), trace["colorscale"], lo, hi))
     texts = trace.get("text")
     ink = trace.get("textfont", {}).get("color", "#000")
     comma = layout.get("separators", ".,")[0] == ","
@@ -154,15 +154,12 @@ def _table(trace: dict, layout: dict, z: np.ndarray, cell: float, span: tuple[fl
     tips = _tips(trace, z, comma) if texts else None
     followed = _followed(layout.get("shapes", ()), len(trace["x"]))
     body = []
-    for i, row in enumerate(z.tolist()):
+    for i, (row, colours) in enumerate(zip(z.tolist(), codes)):
+        inks, numbers = _numbers(texts[i], ink) if texts else ([""] * len(row), [""] * len(row))
+        titles = [f' title="{tip}"' for tip in tips[i]] if tips else [""] * len(row)
+        numbers[0] = followed.get(i, "") + numbers[0]
         cells = [f'<th scope="row">{escape(str(trace["y"][i]))}</th>']
-        for j, v in enumerate(row):
-            number, colour = "", ink
-            if texts:
-                colour, number = ink_and_number(texts[i][j], ink)
-            frame = followed.get(i, "") if j == 0 else ""
-            tip = f' title="{escape(tips[i][j])}"' if tips else ""
-            cells.append(_cell(v, rgb[i][j], number and colour, tip, frame + escape(number)))
+        cells += map(_cell, row, colours, inks, titles, numbers)
         body.append("<tr>" + "".join(cells) + "</tr>")
     number_px = trace.get("textfont", {}).get("size", 0) if texts else 0
     style = f"--cell:{cell - 1:g}px;--number:{number_px}px;{_labels_style(trace, layout)}"
@@ -172,13 +169,24 @@ def _table(trace: dict, layout: dict, z: np.ndarray, cell: float, span: tuple[fl
     )
 
 
-def _cell(v: float, rgb: list[int], ink: str, tip: str, inside: str) -> str:
-    """One cell: in its colour, its number in ``ink`` (none without a number), or, a NaN
-    (masked, or not a number), grey with its ×."""
+def _numbers(texts: Sequence[str], ink: str) -> tuple[list[str], list[str]]:
+    """A row's numbers, escaped, and each one's ink (none for a cell without a number): the
+    trace's ``ink``, or the colour ``ui.draw.contrast.readable_numbers`` gave it."""
+    inks, numbers = [], []
+    for text in texts:
+        colour, number = ink_and_number(text, ink)
+        inks.append(colour if number else "")
+        numbers.append(escape(number) if number else "")
+    return inks, numbers
+
+
+def _cell(v: float, code: int, ink: str, tip: str, inside: str) -> str:
+    """One cell: in its colour (``code``, 0xrrggbb), its number in ``ink`` (none without a
+    number), or, a NaN (masked, or not a number), grey with its ×."""
     if v != v:
         return f'<td class="masked"{tip}>{inside}</td>'
     colour = f";color:{ink}" if ink else ""
-    return f'<td style="background:{hex_colour(rgb)}{colour}"{tip}>{inside}</td>'
+    return f'<td style="background:#{code:06x}{colour}"{tip}>{inside}</td>'
 
 
 def _followed(shapes: Sequence[dict], cols: int) -> dict[int, str]:
@@ -219,20 +227,21 @@ def _column_headers(trace: dict, layout: dict) -> str:
 
 
 def _tips(trace: dict, z: np.ndarray, comma: bool) -> list[list[str]]:
-    """Each cell's tooltip, the trace's hover text: "query the → key cat", then its value to six
-    significant digits as the colour bar writes numbers, or what a masked cell says (the
-    trace's ``customdata``)."""
+    """Each cell's tooltip, escaped for an attribute: the trace's hover text, "query the → key
+    cat", then its value to six significant digits as the colour bar writes numbers, or what a
+    masked cell says (the trace's ``customdata``). Each label is escaped once, not a cell."""
     template = trace["hovertemplate"].replace("<extra></extra>", "").replace("<br>", "\n")
-    template = template.replace("%{customdata}", "%{z:.6g}")
+    template = escape(template.replace("%{customdata}", "%{z:.6g}"))
     custom = trace.get("customdata")
+    xs = [escape(str(x)) for x in trace["x"]]
     out = []
     for i, row in enumerate(z.tolist()):
-        line = template.replace("%{y}", str(trace["y"][i]))
+        line = template.replace("%{y}", escape(str(trace["y"][i])))
         out.append(
             [
-                line.replace("%{x}", str(trace["x"][j])).replace(
+                line.replace("%{x}", xs[j]).replace(
                     "%{z:.6g}",
-                    tick_text(v, comma) if v == v or custom is None else str(custom[i][j]),
+                    tick_text(v, comma) if v == v or custom is None else escape(str(custom[i][j])),
                 )
                 for j, v in enumerate(row)
             ]

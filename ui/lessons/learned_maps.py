@@ -18,7 +18,7 @@ import numpy as np
 
 from llm import behaviour
 from ui.draw.axis_text import caption_lines
-from ui.draw.contrast import cell_colours
+from ui.draw.contrast import cell_colours, colour_codes
 from ui.draw.grid_plan import SUBTITLE_PX
 from ui.draw.heatmap_table import figures_box, heatmap_table
 from ui.draw.markup import Markup
@@ -112,8 +112,8 @@ def _small(z: np.ndarray, title: str, k: int, outlined: bool, cell: int, title_p
     apart from 6 px), named by them. Shapes: z [T, T], NaN where masked."""
     spacing = 1 if cell >= 6 else 0
     size = cell - spacing
-    rgb = cell_colours(np.nan_to_num(z), VIRIDIS, 0.0, 1.0).astype(int)
-    painted = _rows_painted(z, rgb, size, spacing)
+    codes = colour_codes(cell_colours(np.nan_to_num(z), VIRIDIS, 0.0, 1.0))
+    painted = _rows_painted(z, codes, size, spacing)
     width, height = (n * cell - spacing for n in z.shape[::-1])
     lines = title.split("<br>")
     frame = f";outline:{OUTLINE_WIDTH}px solid {OUTLINE};outline-offset:2px" if outlined else ""
@@ -129,16 +129,16 @@ def _small(z: np.ndarray, title: str, k: int, outlined: bool, cell: int, title_p
     )
 
 
-def _rows_painted(z: np.ndarray, rgb: np.ndarray, size: float, spacing: int) -> str:
+def _rows_painted(z: np.ndarray, codes: list, size: float, spacing: int) -> str:
     """A head's cells as one element's backgrounds, a layer a row: each cell its colour
     (``size`` px, ``spacing`` px apart), a masked one grey. One element a head instead of one a
-    cell: 8 instead of 1 352 for the default sentence. Shapes: z [R, C], rgb [R, C, 3]."""
+    cell: 8 instead of 1 352 for the default sentence. Shapes: z [R, C]; codes R lists of C
+    colours (``colour_codes``)."""
     pitch = size + spacing
     places = [f" {j * pitch:g}px {j * pitch + size:g}px" for j in range(z.shape[1])]
     if spacing:  # a gap after each cell, clear
         gaps = [f",#0000 {j * pitch + size:g}px {(j + 1) * pitch:g}px" for j in range(z.shape[1])]
         places = [p + g for p, g in zip(places, gaps)]
-    codes = (rgb[..., 0] << 16 | rgb[..., 1] << 8 | rgb[..., 2]).tolist()
     masked = np.isnan(z).tolist()
     layers = []
     for i, (row, gone) in enumerate(zip(codes, masked)):
