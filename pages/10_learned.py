@@ -123,7 +123,8 @@ about.write(
 
 def sentence_and_step() -> tuple[list[int], list[str], list[str], int]:
     """The sentence (a text the model cannot read said why and replaced by the default one)
-    and the training step: (ids, words, labels, step)."""
+    and the training step, the loss and the best heads there under it: (ids, words, labels,
+    step)."""
     sentence_box, step_box = st.columns([3, 2], gap="large") if s.present else (st, st)
     # the frame reads a missing sentence as "" (any text is a sentence): the default, then
     linked = "sentence" in st.query_params or "sentence" in st.session_state
@@ -157,6 +158,8 @@ def sentence_and_step() -> tuple[list[int], list[str], list[str], int]:
         **KEPT,
     )
     in_link(STEP, step)
+    loss = n(behaviour.loss_at(history, np.array([step]))[0])
+    step_box.write(t("now", step=step, loss=loss, **named(behaviour.best_heads(history, step))))
     return ids, words, llm.token_labels(words), step
 
 
@@ -199,36 +202,22 @@ def next_word(step: int, ids: tuple[int, ...], words: list[str], labels: list[st
         )
 
 
-def training(step: int) -> None:
-    """What training did: when the induction head formed, the loss and the best heads at
-    ``step``; and where the training charts (under this section) mark it."""
+def training() -> None:
+    """What training did: when the induction head formed, and the loss around it; the
+    training charts under it mark the step chosen above (``step_style``, in its section)."""
     st.subheader(t("training"), anchor=False)
     n_vocab = len(final.vocab)
     st.write(t("training_intro", n_vocab=n_vocab, ln_v=n(float(np.log(n_vocab)))))
     formed = behaviour.formation(history)
     if formed is None:
         st.write(t("not_formed"))
-    else:
-        at, layer, head = formed
-        before, after = max(0, at - 100), min(steps[-1], at + 100)
-        around = behaviour.loss_at(history, np.array([before, after]))
-        st.write(
-            t(
-                "formed",
-                layer=layer,
-                head=head,
-                step=at,
-                before=n(around[0]),
-                after=n(around[1]),
-                step_before=before,
-                step_after=after,
-            )
-        )
-    loss = n(behaviour.loss_at(history, np.array([step]))[0])
-    st.write(t("now", step=step, loss=loss, **named(behaviour.best_heads(history, step))))
-    # the charts stand under this section, drawn once: the step moves their dashed line
-    look = Look.of(s)
-    show_markup(step_style(step=step, lang=s.lang, phone=look.phone, scale=look.scale))
+        return
+    at, layer, head = formed
+    before, after = max(0, at - 100), min(steps[-1], at + 100)
+    around = behaviour.loss_at(history, np.array([before, after]))
+    fields = {"before": n(around[0]), "after": n(around[1])}
+    fields |= {"step_before": before, "step_after": after}
+    st.write(t("formed", layer=layer, head=head, step=at, **fields))
 
 
 def place(focus: str) -> tuple[int, int]:
@@ -289,7 +278,8 @@ def heads(step: int, ids: tuple[int, ...]) -> None:
 def model_at_step() -> None:
     """The sentence, the step and everything they change, a section that reruns alone: the
     heads (their picker a section of its own), what comes next (its position a section of its
-    own) and the training."""
+    own) and where the training charts mark the step. What does not change with the step (how
+    training went) stands under the section, so that a step does not send it again."""
     ids, words, labels, step = sentence_and_step()
     st.subheader(t("patterns", step=step), anchor=False)
     # presenter mode: how to read the heads folds away, so that they start on the first screen
@@ -299,11 +289,13 @@ def model_at_step() -> None:
     st.write(t("composition"))
     st.subheader(t("predictions"), anchor=False)
     next_word(step, tuple(ids), words, labels)
-    training(step)
+    # the training charts stand under the section, drawn once: the step moves their dashed line
+    look = Look.of(s)
+    show_markup(step_style(step=step, lang=s.lang, phone=look.phone, scale=look.scale))
 
 
 model_at_step()
-# the training charts: outside the step's section, which moves their dashed line (step_style)
+training()
 look = Look.of(s)
 show_markup(training_markup(lang=s.lang, phone=look.phone, scale=look.scale))
 

@@ -36,6 +36,12 @@ def caption_lines(text: str) -> str:
     )
 
 
+def plain(text: str) -> str:
+    """plotly's markup as plain text, unescaped: each tag (``<b>``, ``<br>``) a space, spaces
+    run together, none at the ends (a name for a screen reader, a width to measure)."""
+    return " ".join(re.sub("<[^>]+>", " ", text).split())
+
+
 def nice_ticks(lo: float, hi: float, count: int) -> list[float]:
     """About ``count`` round numbers from ``lo`` to ``hi``: the smallest step of 1, 2, 2.5 or
     5 times a power of ten that ``count`` steps cover, or a finer one where that leaves fewer

@@ -12,9 +12,9 @@ piece of ``grid_figures``) is drawn as it is; a figure of several is cut into it
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
+from ui.draw.axis_text import plain
 from ui.draw.describe_words import Spec
 from ui.draw.heatmap_table import heatmap_table
 from ui.draw.wire import alt_text
@@ -81,4 +81,4 @@ def plots_of(fig: Spec) -> list[Spec]:
 def _plain(plot: Spec) -> str:
     """A plot's title as plain text: its name where its figure holds several."""
     notes = plot["layout"]["annotations"]
-    return " ".join(re.sub("<[^>]+>", " ", notes[0]["text"]).split()) if notes else ""
+    return plain(notes[0]["text"]) if notes else ""

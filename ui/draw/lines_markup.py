@@ -299,7 +299,9 @@ def mark_style(fig: Spec, x: float) -> Markup:
     it shares that axis's range)."""
     x_span = tuple(float(v) for v in fig["layout"]["xaxis"]["range"])
     at = 100 * _up(float(x), x_span)
-    return Markup(f"<style>:root {{ {MARK_X}: {at:.4f}%; --mark-shown: visible; }}</style>")
+    # set on the figures, not the document's root: a new value restyles their lines alone, where
+    # a variable of :root is inherited by every element of the page, each restyled with a step
+    return Markup(f"<style>.lab-lines {{ {MARK_X}: {at:.4f}%; --mark-shown: visible; }}</style>")
 
 
 def _into_plots(markup: str, piece: str) -> Markup:

@@ -12,13 +12,13 @@ A checkpoint and a run are each one shared, read-only object; the large head's f
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 
 import llm
 from llm import behaviour
 from llm.head_scores import ROLE_THRESHOLD
+from ui.draw.axis_text import plain
 from ui.draw.grids import grid_figure
 from ui.draw.labels import label_px
 from ui.draw.style import SMALLEST_CELL_PX, FittedLook, Look
@@ -73,8 +73,8 @@ def head_title(role: str, score: float, layer: int, head: int, lang: str) -> str
 def _widest_line(title: str) -> str:
     """A title's widest line as plain text (a bold line counted a tenth wider)."""
     lines = title.split("<br>")
-    px = [label_px(re.sub("<[^>]+>", "", line)) * (1.1 if "<b>" in line else 1.0) for line in lines]
-    return re.sub("<[^>]+>", "", lines[px.index(max(px))]) if lines else ""
+    px = [label_px(plain(line)) * (1.1 if "<b>" in line else 1.0) for line in lines]
+    return plain(lines[px.index(max(px))]) if lines else ""
 
 
 def _piece(

@@ -17,7 +17,7 @@ from html import escape
 import numpy as np
 
 from llm import behaviour
-from ui.draw.axis_text import caption_lines
+from ui.draw.axis_text import caption_lines, plain
 from ui.draw.contrast import cell_colours, colour_codes
 from ui.draw.grid_plan import SUBTITLE_PX
 from ui.draw.heatmap_table import figures_box, heatmap_table
@@ -151,9 +151,4 @@ def _rows_painted(z: np.ndarray, codes: list, size: float, spacing: int) -> str:
 
 def _named(lines: list[str]) -> str:
     """A small head's name for a screen reader: its title's lines, one after the other."""
-    return " · ".join(_plain(line) for line in lines)
-
-
-def _plain(text: str) -> str:
-    """A title's line without its bold tags."""
-    return text.replace("<b>", "").replace("</b>", "")
+    return " · ".join(plain(line) for line in lines)
