@@ -216,7 +216,7 @@ def small_shown(markup: str) -> dict:
     side (px) and whether it is outlined (the head drawn large)."""
     z, rows, cols = re.search(r'data-z="([^"]*)" data-shape="(\d+),(\d+)"', markup).groups()
     title = re.search(r"<figcaption[^>]*>(.*?)</figcaption>", markup, re.S)[1]
-    cell = float(re.search(r'class="cells" style="--cell:([\d.]+)px', markup)[1])
+    cell = float(re.search(r'class="cells[^"]*" style="--cell:([\d.]+)px', markup)[1])
     trace = {"type": "heatmap", "z": {"bdata": z, "dtype": "f8", "shape": f"{rows}, {cols}"}}
     layout = {"annotations": [{"text": title}], "cell_px": cell}
     layout["outlined"] = 'data-focus="true"' in markup

@@ -3,13 +3,16 @@ model, and bad links, bad sentences and a missing or broken model file get a cle
 
 from __future__ import annotations
 
+import base64
 import html
+import io
 import re
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import pytest
+from PIL import Image
 from streamlit.testing.v1 import AppTest
 
 import llm
@@ -28,6 +31,8 @@ from tests.apptest_pages import (
     tables,
     z_of,
 )
+from ui.draw.contrast import cell_colours
+from ui.draw.style import COLOUR_SCALES
 from ui.lab.shared_cache import STORE
 from ui.lessons.learned_maps import SMALL_CSS
 from ui.text.learned import TEXT
@@ -477,6 +482,13 @@ def test_the_small_heads_carry_their_values_and_their_names() -> None:
             line.replace("<b>", "").replace("</b>", "") for line in lines
         )
         assert lines[0] == f"<b>tête {k % 4}</b>" and head["layout"]["outlined"] == (k == 5)
+        # the cells: an image of a pixel a cell, each in viridis at its value, masked ones grey
+        (png,) = re.findall(r'src="data:image/png;base64,([^"]+)"', found[k])
+        image = np.asarray(Image.open(io.BytesIO(base64.b64decode(png))))
+        grey = np.array([0xC5, 0xC8, 0xD2])  # ui.draw.style.MASKED_COLOUR
+        assert image.shape == (len(ids), len(ids), 3) and (image[masked] == grey).all()
+        want = cell_colours(pattern, COLOUR_SCALES["Viridis"], 0.0, 1.0)
+        assert np.array_equal(image[~masked], want[~masked])
     assert "score 1,00" in markup
 
 

@@ -1,6 +1,6 @@
 """The learned-heads page's heads as markup the server writes: the head drawn large as a heatmap
-table under its colour scale (``ui.draw.heatmap_table``), and every head small, a grid of
-coloured cells each, the one drawn large outlined.
+table under its colour scale (``ui.draw.heatmap_table``), and every head small, its cells an
+image of a pixel a cell (``ui.draw.cells_png``), the one drawn large outlined.
 
 The large head draws the figure ``ui.lessons.learned.focused`` plans: the same cells, titles,
 colours and mask, nothing decided again. The small heads are written straight from the model's
@@ -18,7 +18,8 @@ import numpy as np
 
 from llm import behaviour
 from ui.draw.axis_text import caption_lines, plain
-from ui.draw.contrast import cell_colours, colour_codes
+from ui.draw.cells_png import cells_png
+from ui.draw.contrast import cell_colours, rgb
 from ui.draw.grid_plan import SUBTITLE_PX
 from ui.draw.heatmap_table import figures_box, heatmap_table
 from ui.draw.markup import Markup
@@ -40,6 +41,7 @@ from ui.text.learned import TEXT
 
 # the heads' one colour scale, 0 to 1 (its bar lies over the large head's cells)
 VIRIDIS = COLOUR_SCALES["Viridis"]
+MASKED_RGB = rgb(MASKED_COLOUR)  # a masked cell's grey
 # the small heads: a row of heads a layer under its name, wrapping where the column ends; each
 # head its title over a grid of cells (1 px apart where a cell is 6 px or more, as plotly's gaps)
 SMALL_CSS = """<style>
@@ -52,7 +54,13 @@ SMALL_CSS = """<style>
 .lab-small { margin: 0; display: flex; flex-direction: column; align-items: center; }
 .lab-small figcaption { text-align: center; white-space: nowrap; margin-bottom: 2px; }
 .lab-small figcaption b { color: light-dark(#2f2d2b, #edebe8); font-weight: 600; }
-.lab-small .cells { flex: none; }
+.lab-small .cells { flex: none; overflow: hidden; }
+.lab-small .cells img { display: block; image-rendering: pixelated; }
+/* the cells' gaps: the image seen through a grid of squares, 1 px apart (--cell, --pitch) */
+.lab-small .cells.gaps img {
+  mask-image: repeating-linear-gradient(90deg, #000 0 var(--cell), #0000 0 var(--pitch)),
+    repeating-linear-gradient(180deg, #000 0 var(--cell), #0000 0 var(--pitch));
+  mask-composite: intersect; }
 </style>"""
 
 
@@ -109,44 +117,27 @@ def heads_markup(
 
 def _small(z: np.ndarray, title: str, k: int, outlined: bool, cell: int, title_px: int) -> str:
     """One small head: its title's lines (the first bold) over its cells (``cell`` px, 1 px
-    apart from 6 px), named by them. Shapes: z [T, T], NaN where masked."""
+    apart from 6 px, masked ones grey), named by them; the cells an image, a pixel a cell
+    (``cells_png``), scaled to ``cell`` px. Shapes: z [T, T], NaN where masked."""
     spacing = 1 if cell >= 6 else 0
     size = cell - spacing
-    codes = colour_codes(cell_colours(np.nan_to_num(z), VIRIDIS, 0.0, 1.0))
-    painted = _rows_painted(z, codes, size, spacing)
+    colours = cell_colours(np.nan_to_num(z), VIRIDIS, 0.0, 1.0)
+    colours[np.isnan(z)] = MASKED_RGB
     width, height = (n * cell - spacing for n in z.shape[::-1])
     lines = title.split("<br>")
     frame = f";outline:{OUTLINE_WIDTH}px solid {OUTLINE};outline-offset:2px" if outlined else ""
     z_bytes = base64.b64encode(np.ascontiguousarray(z).tobytes()).decode()
     key = f"patterns-all-{k}" if k else "patterns-all"
+    gaps = " gaps" if spacing else ""
     return (
         f'<figure class="lab-small" role="img" aria-label="{escape(_named(lines))}" '
         f'data-key="{key}" data-z="{z_bytes}" data-shape="{z.shape[0]},{z.shape[1]}" '
         f'data-focus="{str(outlined).lower()}" style="font-size:{title_px}px">'
         f"<figcaption>{caption_lines(title)}</figcaption>"
-        f'<div class="cells" style="--cell:{size:g}px;width:{width:g}px;height:{height:g}px;'
-        f'background:{painted}{frame}"></div></figure>'
+        f'<div class="cells{gaps}" style="--cell:{size}px;--pitch:{cell}px;width:{width}px;'
+        f'height:{height}px{frame}"><img alt="" src="data:image/png;base64,{cells_png(colours)}" '
+        f'style="width:{z.shape[1] * cell}px;height:{z.shape[0] * cell}px"></div></figure>'
     )
-
-
-def _rows_painted(z: np.ndarray, codes: list, size: float, spacing: int) -> str:
-    """A head's cells as one element's backgrounds, a layer a row: each cell its colour
-    (``size`` px, ``spacing`` px apart), a masked one grey. One element a head instead of one a
-    cell: 8 instead of 1 352 for the default sentence. Shapes: z [R, C]; codes R lists of C
-    colours (``colour_codes``)."""
-    pitch = size + spacing
-    places = [f" {j * pitch:g}px {j * pitch + size:g}px" for j in range(z.shape[1])]
-    if spacing:  # a gap after each cell, clear
-        gaps = [f",#0000 {j * pitch + size:g}px {(j + 1) * pitch:g}px" for j in range(z.shape[1])]
-        places = [p + g for p, g in zip(places, gaps)]
-    masked = np.isnan(z).tolist()
-    layers = []
-    for i, (row, gone) in enumerate(zip(codes, masked)):
-        stops = ",".join(
-            (MASKED_COLOUR if g else f"#{c:06x}") + p for c, g, p in zip(row, gone, places)
-        )
-        layers.append(f"linear-gradient(90deg,{stops}) 0 {i * pitch:g}px/100% {size:g}px no-repeat")
-    return ",".join(layers)
 
 
 def _named(lines: list[str]) -> str:
