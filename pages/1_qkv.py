@@ -4,16 +4,15 @@ import streamlit as st
 
 import llm
 from llm.attention import dot, matmul
-from ui.draw.grids import heatmap_grid
-from ui.draw.heatmaps import heatmap
 from ui.draw.labels import feature_labels
 from ui.draw.sections import folded, lazy_tabs, show_code
 from ui.draw.style import Look
 from ui.draw.tables import matrix_table
-from ui.draw.wire import show_figure
+from ui.draw.wire import show_figure, show_pieces
 from ui.frame.page import frame
-from ui.text import md_escape, pick, translator
-from ui.text.qkv import FEATURES, TEXT
+from ui.lessons.qkv import features_of, qkv_figures
+from ui.text import md_escape, translator
+from ui.text.qkv import TEXT
 from ui.turn.panel import your_turn
 
 s = frame("page_qkv")
@@ -22,11 +21,9 @@ look = Look.of(s)
 h, cfg = s.head, s.cfg
 head, params, labels = s.lab.trace.heads[h], s.lab.params, s.lab.labels
 handmade = cfg.embeddings == "handmade"
-features = (
-    [pick(FEATURES, s.lang, name) for name in llm.HANDMADE_FEATURES]
-    if handmade
-    else feature_labels(cfg.d_model)
-)
+features = features_of(s.setting, s.lang)
+# X and the head's Q, K, V, built once per setting and look (ui.lessons.qkv)
+x_map, qkv_pieces = qkv_figures(s.setting, look, h)
 
 st.title(t("title"), anchor=False)
 st.latex(r"Q = X W_Q,\quad K = X W_K,\quad V = X W_V")
@@ -47,20 +44,9 @@ if unknown:
         s.t("unknown_words", words=", ".join(md_escape(word) for word in unknown)),
         icon=":material/info:",
     )
-axes = {"x_title": t("feature"), "y_title": t("token"), "look": look}
 left, right = st.columns(2)
 with left:
-    show_figure(
-        heatmap(
-            s.lab.x,
-            labels,
-            features,
-            title=t("x_map", t=len(labels), d_model=cfg.d_model),
-            signed=True,
-            **axes,
-        ),
-        key="x_map",
-    )
+    show_figure(x_map, key="x_map")
 with right:
     matrix_table(s.lab.x, labels, features, name="X", key="x", lang=s.lang)
 
@@ -82,20 +68,9 @@ for tab, (name, w) in zip(lazy_tabs(list(weights), "qkv_weights"), weights.items
 
 st.subheader(t("qkv_head"), anchor=False)
 st.caption(t("qkv_caption"))
-projected = {"Q": head.q, "K": head.k, "V": head.v}
-heatmap_grid(  # one figure where it fits the column: the browser draws each from scratch
-    list(projected.values()),
-    labels,
-    [feature_labels(cfg.d_head, name.lower()) for name in projected],
-    [t(f"{name.lower()}_map") for name in projected],
-    key="qkv_map",  # wider than a narrow column: in pieces that wrap, never scrolling sideways
-    look=look,
-    signed=True,
-    per_row=3,
-    x_title=t("feature"),
-    y_title=t("token"),
-    scale_title=t("scale"),
-)
+projected = {"Q": head.q, "K": head.k, "V": head.v}  # their tables, under the figures
+# one figure where it fits the column, else pieces that wrap, never scrolling sideways
+show_pieces(qkv_pieces, key="qkv_map")
 tabs = lazy_tabs(list(projected), "qkv_projections")
 for tab, (name, m) in zip(tabs, projected.items(), strict=True):
     if tab is not None:
