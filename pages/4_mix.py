@@ -5,7 +5,6 @@ import streamlit as st
 
 import llm
 from llm.attention import causal_attention, mix_values
-from ui.draw.heatmaps import heatmap
 from ui.draw.labels import feature_labels
 from ui.draw.sections import folded, show_code
 from ui.draw.style import Look
@@ -14,6 +13,7 @@ from ui.draw.wire import show_figures
 from ui.frame.follow import TOKEN, outline_row, token_chips
 from ui.frame.page import frame
 from ui.lab.compute import head_agreement
+from ui.lessons.mix import mix_figures
 from ui.text import md_escape, num, translator
 from ui.text.mix import TEXT
 from ui.turn.panel import your_turn
@@ -32,34 +32,10 @@ st.write(t("whole"))
 
 def mix_maps(i: int) -> None:
     """A, V and Z side by side, row ``i`` outlined in each, and V and Z as tables."""
-    look = Look.of(s)
-    pattern_map = heatmap(
-        head.pattern,
-        labels,
-        labels,
-        title=t("pattern_map"),
-        zmin=0.0,
-        zmax=1.0,
-        masked=~s.lab.trace.mask,
-        masked_label=t("masked_cell"),
-        x_title=t("key"),
-        y_title=t("query"),
-        look=look,
-    )
-    v_map = heatmap(
-        head.v, labels, v_cols, title=t("v_map"), signed=True, y_title=t("token"), look=look
-    )
-    z_map = heatmap(
-        head.z, labels, z_cols, title=t("z_map"), signed=True, y_title=t("token"), look=look
-    )
-    # A, V and Z side by side, each at its cells' own size, wrapping where the row is full
-    show_figures(
-        [
-            (outline_row(fig, i), key)
-            for fig, key in ((pattern_map, "pattern_map"), (v_map, "v_map"), (z_map, "z_map"))
-        ],
-        key="mix_maps",
-    )
+    # A, V and Z, built once per setting, head and look (ui.lessons.mix)
+    figures = mix_figures(s.setting, Look.of(s), s.head)
+    # side by side, each at its cells' own size, wrapping where the row is full
+    show_figures([(outline_row(fig, i), key) for key, fig in figures.items()], key="mix_maps")
     left, right = st.columns(2)
     with left:
         matrix_table(head.v, labels, v_cols, name="V", key=f"v_h{s.head}", lang=s.lang)

@@ -4,18 +4,16 @@ import streamlit as st
 
 from llm.attention import matmul
 from llm.nn import combine_heads, concat_heads
-from ui.draw.heatmaps import heatmap, label_blocks, mark_blocks
 from ui.draw.labels import feature_labels, head_feature_labels
 from ui.draw.sections import folded, show_code
 from ui.draw.style import Look
 from ui.draw.tables import matrix_table
 from ui.draw.wire import show_figure
 from ui.frame.page import frame
+from ui.lessons.concat import concat_figures, indexed
 from ui.text import translator
 from ui.text.concat import TEXT
 from ui.turn.panel import your_turn
-
-SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
 s = frame("page_concat")
 t = translator(TEXT, s.lang)
@@ -24,13 +22,8 @@ trace, labels, cfg, params = s.lab.trace, s.lab.labels, s.cfg, s.lab.params
 n_tokens, n_heads, d_head, d_model = len(labels), cfg.n_heads, cfg.d_head, cfg.d_model
 concat_cols = head_feature_labels(n_heads, d_head)  # h0·0, h0·1, h1·0, ...
 out_cols = feature_labels(d_model)
-
-
-def indexed(name: str, h: int) -> str:
-    """head₀, z₃: a name with head h's number as a subscript."""
-    return f"{name}{str(h).translate(SUBSCRIPTS)}"
-
-
+# concat, W_O and attn_out, built once per setting and look (ui.lessons.concat)
+figures = concat_figures(s.setting, look)
 names = [indexed(t("head_name"), h) for h in range(n_heads)]
 row = ", ".join(names if n_heads <= 4 else [*names[:2], "…", names[-1]])  # head₀, head₁, …, head₁₅
 
@@ -46,51 +39,15 @@ if n_heads == 1:
 
 st.subheader(t("concat_title"), anchor=False)
 st.write(t("concat_intro"))
-concat_fig = heatmap(
-    trace.concat,
-    labels,
-    concat_cols,
-    title=t("concat_heatmap", t=n_tokens, d_model=d_model),
-    signed=True,
-    x_title=t("concat_feature"),
-    y_title=t("token"),
-    look=look,
-)
-mark_blocks(concat_fig, d_head, n_heads)
-show_figure(
-    label_blocks(concat_fig, d_head, [indexed("z", h) for h in range(n_heads)]),
-    key="concat",
-)
+show_figure(figures["concat"], key="concat")
 st.caption(t("concat_caption"))
 
 st.subheader(t("wo_title"), anchor=False)
-wo_fig = heatmap(
-    params.W_O,
-    concat_cols,
-    out_cols,
-    title=t("wo_heatmap", d_model=d_model),
-    signed=True,
-    x_title=t("feature"),
-    y_title=t("concat_feature"),
-    look=look,
-)
-show_figure(mark_blocks(wo_fig, d_head, n_heads, axis="y"), key="w_o")
+show_figure(figures["w_o"], key="w_o")
 st.caption(t("wo_caption"))
 
 st.subheader(t("out_title"), anchor=False)
-show_figure(
-    heatmap(
-        trace.attn_out,
-        labels,
-        out_cols,
-        title=t("out_heatmap", t=n_tokens, d_model=d_model),
-        signed=True,
-        x_title=t("feature"),
-        y_title=t("token"),
-        look=look,
-    ),
-    key="attn_out",
-)
+show_figure(figures["attn_out"], key="attn_out")
 st.write(t("out_caption", n_heads=n_heads) if n_heads > 1 else t("out_caption_one"))
 
 if (box := folded(t("tables"), key="concat_tables")) is not None:
