@@ -73,7 +73,8 @@ def _training_lines(*, lang: str, phone: bool, scale: float = 1.0) -> tuple[Spec
         # two plots at their own width, the column's at 1024 px (narrower, at 320 px, scroll)
         sizes = {"phone": phone, "height": PANEL_PX[phone], "look": look, "width": WIDTH_PX}
         figures.append(line_panels(measured, panels, x_title=t("step_axis"), **sizes))
-    # kept: every step's marked copy shares these traces, so their wire form is built once
+    # kept read-only, without a wire form: drawn only as markup (training_markup, once a look);
+    # a step reads the x axis's range from them (step_style) and moves a style, not the lines
     return tuple(keep(fig, wire=False) for fig in figures)
 
 
